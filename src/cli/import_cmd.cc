@@ -1,0 +1,77 @@
+// kscope import FILE...: profiler outputs into the store, as one transaction.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "import/import_files.h"
+
+namespace kscope::cli {
+
+namespace {
+struct ImportArgs {
+  std::vector<std::string> files;
+  std::string label, model, dtype;
+  int64_t batch = -1, tokens = -1;
+  std::vector<std::string> tags;
+  bool run_per_file = false;
+};
+
+Result<store::Manifest> ToManifest(const ImportArgs& a) {
+  store::Manifest m;
+  if (!a.label.empty()) m.label = a.label;
+  if (!a.model.empty()) m.model = a.model;
+  if (!a.dtype.empty()) m.dtype = a.dtype;
+  if (a.batch >= 0) m.batch = a.batch;
+  if (a.tokens >= 0) m.tokens = a.tokens;
+  for (const auto& t : a.tags) {
+    const auto eq = t.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Error{"", "tag '" + t + "' is not KEY=VALUE", "write --tag KEY=VALUE"};
+    m.tags[t.substr(0, eq)] = t.substr(eq + 1);
+  }
+  return m;
+}
+}  // namespace
+
+void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto args = std::make_shared<ImportArgs>();
+  CLI::App* cmd = app.add_subcommand("import", "Import nsys SQLite exports into the kscope database");
+  cmd->add_option("files", args->files, "nsys SQLite exports (nsys export --type sqlite)")->required();
+  cmd->add_option("--label", args->label, "a name for the run");
+  cmd->add_option("--model", args->model, "manifest: model name");
+  cmd->add_option("--dtype", args->dtype, "manifest: compute dtype, e.g. bf16");
+  cmd->add_option("--batch", args->batch, "manifest: batch size");
+  cmd->add_option("--tokens", args->tokens, "manifest: tokens processed");
+  cmd->add_option("--tag", args->tags, "manifest: free-form KEY=VALUE tag (repeatable)");
+  cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
+  cmd->callback([args, &global, &exit_code] {
+    auto manifest = ToManifest(*args);
+    if (!manifest.ok()) {
+      exit_code = Fail(manifest.error());
+      return;
+    }
+    auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kCreate);
+    if (!store.ok()) {
+      exit_code = Fail(store.error());
+      return;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto outcomes = import::ImportFiles(*store, args->files, {*manifest, args->run_per_file});
+    if (!outcomes.ok()) {
+      exit_code = Fail(outcomes.error());
+      return;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& o : *outcomes) {
+      std::cout << fmt::format("imported {} as run {}: {} rows", o.path, o.run_id, o.rows_read);
+      if (o.rows_skipped > 0)
+        std::cout << fmt::format(", {} bad rows skipped (see table import_problem)", o.rows_skipped);
+      std::cout << "\n";
+    }
+    std::cout << fmt::format("{:.2f} s into {}\n", secs, global.DbPath());
+  });
+}
+
+}  // namespace kscope::cli

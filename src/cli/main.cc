@@ -1,0 +1,38 @@
+// kscope: profile, import and analyse NVIDIA GPU workloads. This file only wires verbs.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "store/store.h"
+
+namespace kscope::cli {
+
+std::string GlobalOptions::DbPath() const { return db.empty() ? store::DefaultDbPath() : db; }
+
+int Fail(const Error& error) {
+  std::cerr << error.Line() << "\n";
+  return 1;
+}
+
+}  // namespace kscope::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"kscope: where GPU time goes and why, from nsys and ncu data"};
+  app.require_subcommand(1);
+  kscope::cli::GlobalOptions global;
+  app.add_option("--db", global.db, "kscope database (default: $KSCOPE_DB or ~/.local/share/kscope/kscope.db)");
+  int exit_code = 0;
+  kscope::cli::RegisterImport(app, global, exit_code);
+  kscope::cli::RegisterStats(app, global, exit_code);
+  kscope::cli::RegisterRuns(app, global, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      std::cerr << "kscope: error: " << e.what() << "; see kscope --help\n";
+      return 2;
+    }
+    return app.exit(e);
+  }
+  return exit_code;
+}

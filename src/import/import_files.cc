@@ -1,0 +1,61 @@
+#include "import/import_files.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "analysis/nsys_summaries.h"
+#include "import/importer.h"
+
+namespace kscope::import {
+
+namespace fs = std::filesystem;
+
+Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
+                                             const ImportOptions& options) {
+  // Pick every importer before writing anything: a wrong file fails the whole call early.
+  std::vector<std::unique_ptr<Importer>> importers;
+  for (const auto& p : paths) {
+    auto imp = ImporterFor(p);
+    if (!imp.ok()) return imp.error();
+    importers.push_back(std::move(imp).value());
+  }
+  auto tx = sql::Transaction::Begin(store.db());
+  if (!tx.ok())
+    return Error{store.db().path(), "cannot start a transaction: " + tx.error().what,
+                 "is another kscope writing to this database?"};
+  std::vector<FileOutcome> outcomes;
+  std::vector<int64_t> runs;
+  int64_t run_id = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i == 0 || options.run_per_file) {
+      auto id = store.CreateRun(options.manifest);
+      if (!id.ok()) return id.error();
+      run_id = *id;
+      runs.push_back(run_id);
+    }
+    std::error_code ec;
+    store::SourceFile file;
+    file.path = fs::absolute(paths[i], ec).string();
+    file.format = std::string(importers[i]->format());
+    file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
+    auto source_id = store.AddSourceFile(run_id, file);
+    if (!source_id.ok()) return source_id.error();
+    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id});
+    if (!result.ok()) {
+      Error e = result.error();
+      if (e.where.empty()) e.where = paths[i];
+      return e;
+    }
+    KSCOPE_RETURN_IF_ERROR(
+        store.FinishSourceFile(*source_id, result->format_version, result->rows_read, result->rows_skipped));
+    KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
+    outcomes.push_back({paths[i], run_id, result->rows_read, result->rows_skipped});
+  }
+  for (int64_t id : runs) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, id));
+  if (auto st = tx->Commit(); !st.ok()) {
+    return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
+  }
+  return outcomes;
+}
+
+}  // namespace kscope::import

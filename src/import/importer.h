@@ -1,0 +1,42 @@
+// The one contract every input format implements, and the registry that picks an importer
+// by sniffing a file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::import {
+
+// Where an importer writes: one run of an open store, inside the caller's transaction.
+struct ImportTarget {
+  store::Store& store;
+  int64_t run_id;
+  int64_t source_id;  // this file's row in source_file
+};
+
+struct ImportResult {
+  std::string format_version;  // the file's own schema version
+  int64_t rows_read = 0;       // rows kept
+  int64_t rows_skipped = 0;    // bad rows, each recorded in import_problem
+  store::Manifest learned;     // what the file says about the run (GPU, versions, command)
+};
+
+class Importer {
+ public:
+  virtual ~Importer() = default;
+  [[nodiscard]] virtual std::string_view format() const = 0;
+  // Reads `path` and writes its events through `target`. A fatal error leaves the
+  // transaction to be rolled back by the caller; bad rows are counted, not fatal.
+  virtual Result<ImportResult> Import(const std::string& path, const ImportTarget& target) = 0;
+};
+
+// Picks the importer for `path` from its first bytes, or explains why none fits.
+Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path);
+
+}  // namespace kscope::import

@@ -1,0 +1,27 @@
+#include "import/nsys/string_mapper.h"
+
+namespace kscope::import::nsys {
+
+Status StringMapper::Load(sql::Db& export_db) {
+  auto q = export_db.Prepare("SELECT id, value FROM StringIds");
+  if (!q.ok()) return q.error();
+  while (q->Step()) values_.emplace(q->Int(0), q->Text(1));
+  return q->status();
+}
+
+const std::string* StringMapper::Value(int64_t id) const {
+  auto it = values_.find(id);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+Result<std::optional<int64_t>> StringMapper::Map(int64_t id) {
+  if (auto it = mapped_.find(id); it != mapped_.end()) return std::optional<int64_t>(it->second);
+  const std::string* v = Value(id);
+  if (v == nullptr) return std::optional<int64_t>();
+  auto sid = store_.InternString(*v);
+  if (!sid.ok()) return sid.error();
+  mapped_.emplace(id, *sid);
+  return std::optional<int64_t>(*sid);
+}
+
+}  // namespace kscope::import::nsys

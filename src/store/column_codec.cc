@@ -1,0 +1,62 @@
+#include "store/column_codec.h"
+
+#include <zstd.h>
+
+namespace kscope::store {
+
+namespace {
+constexpr int kZstdLevel = 1;
+
+uint64_t ZigZag(uint64_t d) { return (d << 1) ^ (0 - (d >> 63)); }
+uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+}  // namespace
+
+std::vector<uint8_t> EncodeColumn(std::span<const int64_t> values) {
+  std::vector<uint8_t> varints;
+  varints.reserve(values.size() * 3);
+  uint64_t prev = 0;
+  for (int64_t v : values) {
+    const auto u = static_cast<uint64_t>(v);
+    uint64_t z = ZigZag(u - prev);  // wrapping arithmetic: reversible for every value
+    prev = u;
+    while (z >= 0x80) {
+      varints.push_back(static_cast<uint8_t>(z | 0x80));
+      z >>= 7;
+    }
+    varints.push_back(static_cast<uint8_t>(z));
+  }
+  std::vector<uint8_t> out(ZSTD_compressBound(varints.size()));
+  const size_t n = ZSTD_compress(out.data(), out.size(), varints.data(), varints.size(), kZstdLevel);
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
+Status DecodeColumn(std::span<const uint8_t> blob, size_t rows, std::vector<int64_t>& out) {
+  const Error corrupt{"", "a stored event column is corrupt", "re-import the run"};
+  const unsigned long long size = ZSTD_getFrameContentSize(blob.data(), blob.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > rows * 10) return corrupt;
+  std::vector<uint8_t> varints(size);
+  const size_t n = ZSTD_decompress(varints.data(), varints.size(), blob.data(), blob.size());
+  if (ZSTD_isError(n) || n != size) return corrupt;
+
+  out.reserve(out.size() + rows);
+  uint64_t prev = 0;
+  size_t pos = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    uint64_t z = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= varints.size() || shift > 63) return corrupt;
+      const uint8_t b = varints[pos++];
+      z |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) break;
+      shift += 7;
+    }
+    prev += UnZigZag(z);
+    out.push_back(static_cast<int64_t>(prev));
+  }
+  if (pos != varints.size()) return corrupt;
+  return Status::Ok();
+}
+
+}  // namespace kscope::store

@@ -1,0 +1,86 @@
+// The per-run event streams and their columns, declared once. Column indexes are the enums
+// below; docs/schema.md documents each column.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string_view>
+
+namespace kscope::store {
+
+struct ColumnSpec {
+  std::string_view name;
+  std::string_view doc;
+};
+
+struct StreamSpec {
+  std::string_view name;
+  std::span<const ColumnSpec> columns;
+};
+
+// GPU kernel executions (CUPTI_ACTIVITY_KIND_KERNEL).
+namespace kernel {
+enum Col : int {
+  kStart,
+  kEnd,
+  kDevice,
+  kContext,
+  kStream,
+  kCorrelation,
+  kGlobalPid,
+  kName,
+  kShortName,
+  kMangledName,
+  kGridX,
+  kGridY,
+  kGridZ,
+  kBlockX,
+  kBlockY,
+  kBlockZ,
+  kRegisters,
+  kStaticSmem,
+  kDynamicSmem,
+  kLocalMemPerThread,
+  kGraphNode,
+  kLaunchType,
+  kCount
+};
+}
+// CUDA runtime and driver API calls (CUPTI_ACTIVITY_KIND_RUNTIME).
+namespace api {
+enum Col : int { kStart, kEnd, kGlobalTid, kCorrelation, kName, kReturnValue, kCount };
+}
+// GPU memory copies and sets (CUPTI_ACTIVITY_KIND_MEMCPY / _MEMSET).
+namespace memop {
+enum Col : int {
+  kStart,
+  kEnd,
+  kDevice,
+  kContext,
+  kStream,
+  kCorrelation,
+  kGlobalPid,
+  kOperation,
+  kIsMemset,
+  kBytes,
+  kCopyKind,
+  kSrcKind,
+  kDstKind,
+  kGraphNode,
+  kCount
+};
+}
+// NVTX ranges, push/pop and start/end (NVTX_EVENTS).
+namespace nvtx {
+enum Col : int { kStart, kEnd, kEventType, kDomain, kText, kGlobalTid, kEndGlobalTid, kParent, kDepth, kCount };
+}
+
+extern const StreamSpec kKernelStream;
+extern const StreamSpec kApiStream;
+extern const StreamSpec kMemopStream;
+extern const StreamSpec kNvtxStream;
+
+inline constexpr std::array<const StreamSpec*, 4> kAllStreams = {&kKernelStream, &kApiStream, &kMemopStream,
+                                                                 &kNvtxStream};
+
+}  // namespace kscope::store

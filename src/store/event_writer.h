@@ -1,0 +1,39 @@
+// Appends rows to one event stream of one run, flushing a compressed chunk per column
+// every kChunkRows rows. Memory stays bounded whatever the size of the input.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "store/event_streams.h"
+#include "util/sqlite.h"
+#include "util/status.h"
+
+namespace kscope::store {
+
+inline constexpr size_t kChunkRows = 65536;
+
+class EventWriter {
+ public:
+  EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec);
+
+  // `row` holds one value per column of the stream, in column order.
+  Status Append(std::span<const int64_t> row);
+  // Writes the last partial chunk and the stream's row count.
+  Status Finish();
+  [[nodiscard]] int64_t rows() const { return rows_; }
+
+ private:
+  Status Flush();
+
+  sql::Db& db_;
+  int64_t run_id_;
+  const StreamSpec& spec_;
+  std::vector<std::vector<int64_t>> columns_;
+  int64_t rows_ = 0;
+  int64_t chunk_ = -1;  // next chunk number; found at the first flush
+};
+
+}  // namespace kscope::store

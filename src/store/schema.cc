@@ -1,0 +1,166 @@
+#include "store/schema.h"
+
+namespace kscope::store {
+
+std::string_view SchemaDdl() {
+  return R"sql(
+-- Key/value facts about the store itself. 'schema_version' must equal kSchemaVersion.
+CREATE TABLE kscope_meta (
+  key   TEXT PRIMARY KEY,  -- e.g. 'schema_version', 'created_by'
+  value TEXT NOT NULL
+);
+
+-- One profiled run: everything imported together (an nsys export, later its ncu reports),
+-- with the manifest of what shaped the numbers.
+CREATE TABLE run (
+  id           INTEGER PRIMARY KEY,  -- run id, shown as RUN on the command line
+  imported_at  TEXT NOT NULL,        -- UTC time of the import, ISO 8601
+  label        TEXT,                 -- free-form name given with --label
+  model        TEXT,                 -- manifest: model name (e.g. 'llama-4L')
+  dtype        TEXT,                 -- manifest: compute dtype (e.g. 'bf16')
+  batch        INTEGER,              -- manifest: batch size
+  tokens       INTEGER,              -- manifest: tokens processed (prompt + generated)
+  gpu          TEXT,                 -- GPU name, from the export's TARGET_INFO_GPU
+  driver       TEXT,                 -- NVIDIA driver version, from TARGET_INFO_SYSTEM_ENV
+  cuda_version TEXT,                 -- CUDA driver API version (e.g. '13.0')
+  nsys_version TEXT,                 -- Nsight Systems version that wrote the export
+  ncu_version  TEXT,                 -- Nsight Compute version (ncu imports)
+  command      TEXT,                 -- the profiled command line, arguments joined by spaces
+  tags         TEXT NOT NULL DEFAULT '{}'  -- JSON object of free-form key/value tags
+);
+
+-- The files a run was imported from.
+CREATE TABLE source_file (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  path           TEXT NOT NULL,     -- absolute path at import time
+  format         TEXT NOT NULL,     -- importer that read it, e.g. 'nsys-sqlite'
+  format_version TEXT,              -- the file's own schema version (nsys: EXPORT_SCHEMA_VERSION)
+  bytes          INTEGER NOT NULL,  -- file size
+  rows_read      INTEGER NOT NULL,  -- rows the importer kept
+  rows_skipped   INTEGER NOT NULL   -- rows it could not use (see import_problem)
+);
+CREATE INDEX source_file_run ON source_file(run_id);
+
+-- Every distinct string (kernel names, API names, NVTX texts, domains), shared by all runs
+-- so that one kernel name has one id across the whole store.
+CREATE TABLE string (
+  id    INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE
+);
+
+-- Per-run event streams (kernel, api_call, memop, nvtx_range), stored column by column in
+-- chunks of up to 65,536 rows. docs/schema.md lists each stream's columns; every column is
+-- a 64-bit integer (strings are ids into 'string'; NULL is -2^63), encoded as
+-- 'dzv-zstd': deltas between consecutive values, zigzag, LEB128 varints, zstd.
+CREATE TABLE event_chunk (
+  id       INTEGER PRIMARY KEY,
+  run_id   INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  stream   TEXT NOT NULL,     -- 'kernel', 'api_call', 'memop' or 'nvtx_range'
+  col      TEXT NOT NULL,     -- column name within the stream
+  chunk    INTEGER NOT NULL,  -- 0-based chunk number; rows of chunk k follow those of k-1
+  rows     INTEGER NOT NULL,  -- values in this chunk
+  encoding TEXT NOT NULL,     -- 'dzv-zstd'
+  data     BLOB NOT NULL
+);
+CREATE UNIQUE INDEX event_chunk_key ON event_chunk(run_id, stream, col, chunk);
+
+-- Row counts per stream and run, so readers need not decode to count.
+CREATE TABLE event_stream (
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  stream TEXT NOT NULL,
+  rows   INTEGER NOT NULL,
+  PRIMARY KEY (run_id, stream)
+) WITHOUT ROWID;
+
+-- Rows of a good file that could not be used: counted and kept, never fatal.
+CREATE TABLE import_problem (
+  id             INTEGER PRIMARY KEY,
+  run_id         INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  source_file_id INTEGER NOT NULL REFERENCES source_file(id) ON DELETE CASCADE,
+  location       TEXT NOT NULL,  -- table and row in the source, e.g. 'CUPTI_ACTIVITY_KIND_KERNEL rowid 17'
+  what           TEXT NOT NULL,  -- what is wrong with it
+  raw            TEXT            -- the offending values, as text
+);
+CREATE INDEX import_problem_run ON import_problem(run_id);
+
+-- Derived at import from the event streams (analysis/nsys_summaries.cc). Values are exact
+-- (not rounded); reports round them the way nsys does. Durations in ns, sizes in bytes.
+-- The duration statistics of a group: n, total, mean, median, min, max, sample stddev.
+
+-- Per kernel name (demangled): nsys's cuda_gpu_kern_sum.
+CREATE TABLE kernel_summary (
+  run_id  INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  name_id INTEGER NOT NULL REFERENCES string(id),  -- demangled kernel name
+  n INTEGER NOT NULL, total INTEGER NOT NULL, mean REAL NOT NULL, median REAL NOT NULL,
+  min INTEGER NOT NULL, max INTEGER NOT NULL, stddev REAL NOT NULL,
+  PRIMARY KEY (run_id, name_id)
+) WITHOUT ROWID;
+
+-- Per CUDA API function (runtime and driver): nsys's cuda_api_sum.
+CREATE TABLE api_summary (
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  name_id INTEGER NOT NULL REFERENCES string(id),  -- function name as traced
+  name   TEXT NOT NULL,  -- as nsys shows it: a trailing '_vNNNN' version suffix removed
+  n INTEGER NOT NULL, total INTEGER NOT NULL, mean REAL NOT NULL, median REAL NOT NULL,
+  min INTEGER NOT NULL, max INTEGER NOT NULL, stddev REAL NOT NULL,
+  PRIMARY KEY (run_id, name_id)
+) WITHOUT ROWID;
+
+-- Per memory operation kind: nsys's cuda_gpu_mem_time_sum (time) and _mem_size_sum (bytes).
+CREATE TABLE memop_summary (
+  run_id    INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  operation TEXT NOT NULL,  -- '[CUDA memcpy Host-to-Device]', '[CUDA memset]', ...
+  n INTEGER NOT NULL, total INTEGER NOT NULL, mean REAL NOT NULL, median REAL NOT NULL,
+  min INTEGER NOT NULL, max INTEGER NOT NULL, stddev REAL NOT NULL,
+  bytes_total INTEGER NOT NULL, bytes_mean REAL NOT NULL, bytes_median REAL NOT NULL,
+  bytes_min INTEGER NOT NULL, bytes_max INTEGER NOT NULL, bytes_stddev REAL NOT NULL,
+  PRIMARY KEY (run_id, operation)
+) WITHOUT ROWID;
+
+-- Per NVTX range name and style: nsys's nvtx_sum (range durations on the CPU).
+CREATE TABLE nvtx_summary (
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  range  TEXT NOT NULL,  -- 'domain:name'; the default domain is empty, so ':decode'
+  style  TEXT NOT NULL,  -- 'PushPop' or 'StartEnd'
+  n INTEGER NOT NULL, total INTEGER NOT NULL, mean REAL NOT NULL, median REAL NOT NULL,
+  min INTEGER NOT NULL, max INTEGER NOT NULL, stddev REAL NOT NULL,
+  PRIMARY KEY (run_id, range, style)
+) WITHOUT ROWID;
+
+-- Per (NVTX range, thread, kernel name): kernels whose launch call lies inside the range
+-- on the same thread, as nsys's nvtx_kern_sum. Kernels outside every range form the row
+-- whose range, style, pid and tid are NULL (pid/tid stay set when the launch is known).
+CREATE TABLE nvtx_kernel_summary (
+  run_id          INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  range           TEXT,     -- 'domain:name', NULL for kernels outside every range
+  style           TEXT,
+  pid             INTEGER,  -- process of the launching thread
+  tid             INTEGER,  -- launching thread
+  range_instances INTEGER NOT NULL,  -- distinct range instances holding these launches
+  kernel_name_id  INTEGER NOT NULL REFERENCES string(id),
+  n INTEGER NOT NULL, total INTEGER NOT NULL, mean REAL NOT NULL, median REAL NOT NULL,
+  min INTEGER NOT NULL, max INTEGER NOT NULL, stddev REAL NOT NULL
+);
+CREATE INDEX nvtx_kernel_summary_run ON nvtx_kernel_summary(run_id);
+
+-- Per NVTX range name and style, projected onto the GPU: nsys's nvtx_gpu_proj_sum. A range
+-- instance's projection runs from the first start to the last end of the GPU operations
+-- (kernels, copies, sets) launched inside it on its thread.
+CREATE TABLE nvtx_projection_summary (
+  run_id      INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  range       TEXT NOT NULL,
+  style       TEXT NOT NULL,
+  n INTEGER NOT NULL,                 -- range instances with at least one GPU operation
+  total INTEGER NOT NULL, mean REAL NOT NULL, median REAL NOT NULL,  -- projected durations
+  min INTEGER NOT NULL, max INTEGER NOT NULL, stddev REAL NOT NULL,
+  range_total INTEGER NOT NULL,       -- sum of the CPU-side range durations
+  gpu_ops     INTEGER NOT NULL,       -- GPU operations (distinct correlation ids) in all instances
+  level_mean  REAL,                   -- mean nesting level (0 = outermost)
+  children_mean REAL NOT NULL,        -- mean number of child ranges that have GPU operations
+  PRIMARY KEY (run_id, range, style)
+) WITHOUT ROWID;
+)sql";
+}
+
+}  // namespace kscope::store

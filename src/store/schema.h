@@ -1,0 +1,15 @@
+// The store's schema: declared once (schema.cc), versioned, checked on open.
+#pragma once
+
+#include <string_view>
+
+namespace kscope::store {
+
+// Bump when the schema changes; Store::Open refuses databases of any other version.
+inline constexpr int kSchemaVersion = 1;
+
+// The DDL that creates an empty store. Each column carries its meaning as a comment, and
+// docs/schema.md is written from the same text.
+std::string_view SchemaDdl();
+
+}  // namespace kscope::store

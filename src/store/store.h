@@ -1,0 +1,75 @@
+// The kscope database: opening (creating or version-checking), runs, strings, problems.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "util/sqlite.h"
+#include "util/status.h"
+
+namespace kscope::store {
+
+// What shaped a run's numbers. Fields the import cannot know come from the command line.
+struct Manifest {
+  std::optional<std::string> label, model, dtype, gpu, driver, cuda_version, nsys_version, ncu_version, command;
+  std::optional<int64_t> batch, tokens;
+  std::map<std::string, std::string> tags;
+};
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string imported_at;
+  Manifest manifest;
+  int64_t kernels = 0;
+  int64_t api_calls = 0;
+};
+
+struct SourceFile {
+  std::string path, format, format_version;
+  int64_t bytes = 0, rows_read = 0, rows_skipped = 0;
+};
+
+// Where the database lives when --db is not given: $KSCOPE_DB, else
+// $XDG_DATA_HOME/kscope/kscope.db, else ~/.local/share/kscope/kscope.db.
+std::string DefaultDbPath();
+
+class Store {
+ public:
+  // kCreate makes the file and its schema if missing; every mode checks the schema version.
+  static Result<Store> Open(const std::string& path, sql::OpenMode mode);
+
+  sql::Db& db() { return db_; }
+
+  Result<int64_t> CreateRun(const Manifest& manifest);
+  // Fills manifest fields that are still empty (the import learns GPU, versions, command).
+  Status CompleteManifest(int64_t run_id, const Manifest& learned);
+  Result<int64_t> AddSourceFile(int64_t run_id, const SourceFile& file);
+  Status FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,
+                          int64_t rows_skipped);
+  Status AddProblem(int64_t run_id, int64_t source_id, std::string_view location, std::string_view what,
+                    std::string_view raw);
+
+  // Id of `value` in the shared string table, adding it if new.
+  Result<int64_t> InternString(std::string_view value);
+  // Looks up strings by id; ids not found map to "".
+  Result<std::unordered_map<int64_t, std::string>> Strings(const std::vector<int64_t>& ids);
+
+  Result<std::vector<RunInfo>> ListRuns();
+  Result<RunInfo> GetRun(int64_t run_id);
+  Result<int64_t> StreamRows(int64_t run_id, std::string_view stream);
+
+ private:
+  explicit Store(sql::Db db) : db_(std::move(db)) {}
+  Status CreateSchema();
+  Status CheckSchema();
+
+  sql::Db db_;
+  std::unordered_map<std::string, int64_t> string_cache_;
+};
+
+}  // namespace kscope::store

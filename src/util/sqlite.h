@@ -1,0 +1,109 @@
+// Thin RAII wrappers over the SQLite C API: connections, prepared statements with bound
+// parameters (never string-built SQL for values), and transactions that roll back unless
+// committed.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace kscope::sql {
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+
+enum class OpenMode { kReadOnly, kReadWrite, kCreate };
+
+class Db;
+
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(sqlite3_stmt* s, sqlite3* db) : stmt_(s), db_(db) {}
+
+  Stmt& Bind(int index, int64_t v);
+  Stmt& Bind(int index, int v) { return Bind(index, static_cast<int64_t>(v)); }
+  Stmt& Bind(int index, double v);
+  Stmt& Bind(int index, std::string_view v);
+  Stmt& Bind(int index, const char* v) { return Bind(index, std::string_view(v)); }
+  Stmt& BindBlob(int index, std::span<const uint8_t> v);
+  Stmt& BindNull(int index);
+  template <typename T>
+  Stmt& Bind(int index, const std::optional<T>& v) {
+    return v ? Bind(index, *v) : BindNull(index);
+  }
+
+  // Steps once. Returns true while a row is available, false when done.
+  // Errors are reported through Status(); callers check it after the loop.
+  bool Step();
+  // Runs to completion (for statements that return no rows) and resets.
+  Status Run();
+  void Reset();
+
+  [[nodiscard]] bool IsNull(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
+  [[nodiscard]] int64_t Int(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
+  [[nodiscard]] double Double(int col) const { return sqlite3_column_double(stmt_.get(), col); }
+  [[nodiscard]] std::string Text(int col) const;
+  [[nodiscard]] std::span<const uint8_t> Blob(int col) const;
+  [[nodiscard]] std::optional<int64_t> OptInt(int col) const {
+    return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
+  }
+  [[nodiscard]] std::optional<std::string> OptText(int col) const {
+    return IsNull(col) ? std::nullopt : std::optional<std::string>(Text(col));
+  }
+
+  // The first error seen while stepping, if any.
+  [[nodiscard]] Status status() const { return status_; }
+  [[nodiscard]] sqlite3_stmt* raw() const { return stmt_.get(); }
+
+ private:
+  std::unique_ptr<sqlite3_stmt, StmtFinalizer> stmt_;
+  sqlite3* db_ = nullptr;
+  Status status_;
+};
+
+class Db {
+ public:
+  static Result<Db> Open(const std::string& path, OpenMode mode);
+
+  Result<Stmt> Prepare(std::string_view sql);
+  Status Exec(std::string_view sql);  // for DDL and PRAGMAs; no parameters
+  [[nodiscard]] bool TableExists(std::string_view name);
+  [[nodiscard]] int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_.get()); }
+  [[nodiscard]] std::string ErrorMessage() const { return sqlite3_errmsg(db_.get()); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] sqlite3* raw() const { return db_.get(); }
+
+ private:
+  std::unique_ptr<sqlite3, DbCloser> db_;
+  std::string path_;
+};
+
+// BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless Commit() succeeded.
+class Transaction {
+ public:
+  static Result<Transaction> Begin(Db& db);
+  Transaction(Transaction&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  Transaction& operator=(Transaction&&) = delete;
+  ~Transaction();
+  Status Commit();
+
+ private:
+  explicit Transaction(Db* db) : db_(db) {}
+  Db* db_;
+};
+
+}  // namespace kscope::sql

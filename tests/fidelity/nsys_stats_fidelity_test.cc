@@ -1,0 +1,57 @@
+// Every report kscope rebuilds must print exactly what `nsys stats --format csv` printed
+// for the same export: same rows, order and values. The expected files are nsys's own.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "import/import_files.h"
+#include "report/nsys_stats.h"
+
+namespace kscope {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Case {
+  std::string export_name;
+  std::string report;
+};
+
+class NsysStatsFidelity : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NsysStatsFidelity, CsvEqualsNsysStats) {
+  const Case& c = GetParam();
+  const std::string dir = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/";
+  auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(store.ok()) << store.error().Line();
+  auto imported = import::ImportFiles(*store, {dir + c.export_name + ".sqlite"}, {});
+  ASSERT_TRUE(imported.ok()) << imported.error().Line();
+  auto table = report::BuildNsysReport(*store, imported->front().run_id, c.report);
+  ASSERT_TRUE(table.ok()) << table.error().Line();
+  std::ostringstream csv;
+  report::WriteCsv(*table, csv);
+  const std::string expected = ReadFile(dir + "expected/" + c.export_name + "/" + c.report + ".csv");
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(csv.str(), expected);
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  for (const char* e : {"llama", "tiny_cuda"}) {
+    for (auto r : report::NsysReportNames()) cases.push_back({e, std::string(r)});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(DevsetExports, NsysStatsFidelity, ::testing::ValuesIn(AllCases()), [](const auto& param_info) {
+  return param_info.param.export_name + "_" + param_info.param.report;
+});
+
+}  // namespace
+}  // namespace kscope

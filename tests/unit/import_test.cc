@@ -1,0 +1,107 @@
+// Importing the devset's real nsys exports: what lands in the store, and that a failed
+// import leaves it exactly as it was.
+#include <gtest/gtest.h>
+
+#include "import/import_files.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
+
+namespace kscope {
+namespace {
+
+const std::string kData = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/";
+
+int64_t Count(store::Store& s, const std::string& sql) {
+  auto q = s.db().Prepare(sql);
+  EXPECT_TRUE(q.ok());
+  return q->Step() ? q->Int(0) : -1;
+}
+
+TEST(NsysImport, LlamaExportLandsWhole) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {kData + "llama.sqlite"}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  const int64_t run = out->front().run_id;
+  // The export's own row counts: 3,778 kernels, 10,544 API calls, 41 + 10 memory
+  // operations, 2 NVTX ranges.
+  EXPECT_EQ(*s->StreamRows(run, "kernel"), 3778);
+  EXPECT_EQ(*s->StreamRows(run, "api_call"), 10544);
+  EXPECT_EQ(*s->StreamRows(run, "memop"), 51);
+  EXPECT_EQ(*s->StreamRows(run, "nvtx_range"), 2);
+  EXPECT_EQ(out->front().rows_read, 3778 + 10544 + 51 + 2);
+  EXPECT_EQ(out->front().rows_skipped, 0);
+
+  auto info = s->GetRun(run);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->manifest.gpu, "NVIDIA H200");
+  EXPECT_EQ(info->manifest.driver, "580.159.04");
+  EXPECT_EQ(info->manifest.cuda_version, "13.0");
+  EXPECT_EQ(info->manifest.nsys_version, "2025.3.2.0");
+  EXPECT_EQ(info->manifest.command, "python3 llama_workload.py 4 2 128 16 /tmp/dev/llama_torch");
+  auto q = s->db().Prepare("SELECT format, format_version, rows_read, rows_skipped FROM source_file");
+  ASSERT_TRUE(q.ok() && q->Step());
+  EXPECT_EQ(q->Text(0), "nsys-sqlite");
+  EXPECT_EQ(q->Text(1), "3.20.3");
+  EXPECT_EQ(q->Int(2), 3778 + 10544 + 51 + 2);
+  EXPECT_EQ(q->Int(3), 0);
+}
+
+TEST(NsysImport, KernelColumnsRoundTripFromTheExport) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite"}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  namespace k = store::kernel;
+  auto cols = store::ReadColumns(s->db(), out->front().run_id, store::kKernelStream,
+                                 {k::kStart, k::kEnd, k::kCorrelation, k::kGridX, k::kBlockX, k::kRegisters,
+                                  k::kStaticSmem, k::kStream, k::kName});
+  ASSERT_TRUE(cols.ok());
+  // The tiled GEMM as nsys's cuda_gpu_trace prints it: start 487524324, 276028 ns,
+  // correlation 137, grid 64x64x1, block 16x16x1, 32 registers, 2048 B static shared memory.
+  const auto& c = *cols;
+  size_t gemm = c[0].size();
+  for (size_t i = 0; i < c[0].size(); ++i) {
+    if (c[0][i] == 487524324) gemm = i;
+  }
+  ASSERT_LT(gemm, c[0].size());
+  EXPECT_EQ(c[1][gemm] - c[0][gemm], 276028);
+  EXPECT_EQ(c[2][gemm], 137);
+  EXPECT_EQ(c[3][gemm], 64);
+  EXPECT_EQ(c[4][gemm], 16);
+  EXPECT_EQ(c[5][gemm], 32);
+  EXPECT_EQ(c[6][gemm], 2048);
+  EXPECT_EQ(c[7][gemm], 7);
+  auto names = s->Strings({c[8][gemm]});
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(names->at(c[8][gemm]), "void tiled_gemm<(int)16>(int, const float *, const float *, float *)");
+}
+
+TEST(NsysImport, SeveralFilesMakeOneRunUnlessAskedOtherwise) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto one = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", kData + "tiny_cuda.sqlite"}, {});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ((*one)[0].run_id, (*one)[1].run_id);
+  import::ImportOptions each;
+  each.run_per_file = true;
+  auto two = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", kData + "tiny_cuda.sqlite"}, each);
+  ASSERT_TRUE(two.ok());
+  EXPECT_NE((*two)[0].run_id, (*two)[1].run_id);
+  EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 3);
+}
+
+TEST(NsysImport, AFailingFileRollsBackTheWholeImport) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(import::ImportFiles(*s, {kData + "tiny_cuda.sqlite"}, {}).ok());
+  const int64_t chunks = Count(*s, "SELECT count(*) FROM event_chunk");
+  // The second file is a kscope test source, not an export: nothing of the first may stay.
+  auto bad = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", kData + "tiny_cuda.cu"}, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 1);
+  EXPECT_EQ(Count(*s, "SELECT count(*) FROM event_chunk"), chunks);
+}
+
+}  // namespace
+}  // namespace kscope

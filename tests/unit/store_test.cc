@@ -1,0 +1,79 @@
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "store/schema.h"
+
+namespace kscope::store {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kscope_store_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(StoreTest, CreatesSchemaWithVersionAndReopens) {
+  const std::string path = Path("a/b/k.db");  // parent folders are created
+  {
+    auto s = Store::Open(path, sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok()) << s.error().Line();
+    auto q = s->db().Prepare("SELECT value FROM kscope_meta WHERE key = 'schema_version'");
+    ASSERT_TRUE(q.ok());
+    ASSERT_TRUE(q->Step());
+    EXPECT_EQ(q->Text(0), std::to_string(kSchemaVersion));
+  }
+  auto again = Store::Open(path, sql::OpenMode::kReadOnly);
+  EXPECT_TRUE(again.ok());
+}
+
+TEST_F(StoreTest, RefusesOtherSchemaVersions) {
+  const std::string path = Path("k.db");
+  {
+    auto s = Store::Open(path, sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s->db().Exec("UPDATE kscope_meta SET value = '99' WHERE key = 'schema_version'").ok());
+  }
+  auto s = Store::Open(path, sql::OpenMode::kReadWrite);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().Line(), "kscope: error: " + path +
+                                  ": database schema version 99 is not the version this kscope reads (1); use the "
+                                  "kscope that wrote it, or import into a new database");
+}
+
+TEST_F(StoreTest, RefusesADatabaseThatIsNotKscopes) {
+  const std::string path = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/tiny_cuda.sqlite";
+  auto s = Store::Open(path, sql::OpenMode::kReadOnly);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().what, "not a kscope database (it has no kscope_meta table)");
+}
+
+TEST_F(StoreTest, MissingDatabaseForReadingSaysHowToMakeOne) {
+  auto s = Store::Open(Path("none.db"), sql::OpenMode::kReadOnly);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().what, "no kscope database here");
+}
+
+TEST_F(StoreTest, InternsStringsOnce) {
+  auto s = Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto a = s->InternString("void k<(int)1>(float *)");
+  auto b = s->InternString("other");
+  auto c = s->InternString("void k<(int)1>(float *)");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(*a, *c);
+  EXPECT_NE(*a, *b);
+}
+
+}  // namespace
+}  // namespace kscope::store
