@@ -16,7 +16,8 @@ int Fail(const Error& error) {
 
 }  // namespace kscope::cli
 
-int main(int argc, char** argv) {
+namespace {
+int Run(int argc, char** argv) {
   CLI::App app{"kscope: where GPU time goes and why, from nsys and ncu data"};
   app.require_subcommand(1);
   kscope::cli::GlobalOptions global;
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   kscope::cli::RegisterImport(app, global, exit_code);
   kscope::cli::RegisterStats(app, global, exit_code);
   kscope::cli::RegisterRuns(app, global, exit_code);
+  kscope::cli::RegisterSchema(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -35,4 +37,17 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   return exit_code;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    // Only programming errors and exhausted memory get here: expected failures are values.
+    std::cerr << "kscope: error: internal error: " << e.what() << "; please report it\n";
+  } catch (...) {
+    std::cerr << "kscope: error: internal error; please report it\n";
+  }
+  return 70;
 }
