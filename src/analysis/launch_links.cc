@@ -3,86 +3,146 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "store/column_codec.h"
+
 namespace kscope::analysis {
 
 namespace {
+
+using store::kNull;
 constexpr int64_t kPidMask = static_cast<int64_t>(0xFFFFFFFFFF000000ULL);
 
-struct Key {
-  int64_t pid;
-  int64_t corr;
-  bool operator==(const Key&) const = default;
-};
-struct KeyHash {
-  size_t operator()(const Key& k) const noexcept {
-    return std::hash<uint64_t>()(static_cast<uint64_t>(k.corr) * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(k.pid));
+// GPU operations by correlation id within one process: a dense table of chain heads when
+// the ids are dense (as CUPTI hands them out), a hash table otherwise.
+struct ProcessOps {
+  int64_t pid = 0;
+  int64_t min_corr = INT64_MAX, max_corr = INT64_MIN;
+  size_t count = 0;
+  std::vector<int32_t> dense;
+  std::unordered_map<int64_t, int32_t> sparse;
+
+  [[nodiscard]] int32_t Head(int64_t corr) const {
+    if (!dense.empty()) {
+      return corr < min_corr || corr > max_corr ? -1 : dense[static_cast<size_t>(corr - min_corr)];
+    }
+    auto it = sparse.find(corr);
+    return it == sparse.end() ? -1 : it->second;
+  }
+  int32_t& Slot(int64_t corr) {
+    if (!dense.empty()) return dense[static_cast<size_t>(corr - min_corr)];
+    return sparse.try_emplace(corr, -1).first->second;
   }
 };
+
+struct ThreadRanges {
+  std::vector<uint32_t> rows;  // NVTX rows by start time
+  bool nested = true;          // every pair of ranges is nested or disjoint, none identical
+};
+
 }  // namespace
 
-std::vector<LaunchLink> LinkLaunches(const OpKeys& ops, const ApiCalls& api, const Ranges& ranges) {
-  // API calls by (process, correlation id); a key may have several calls.
-  std::unordered_map<Key, std::vector<uint32_t>, KeyHash> calls;
-  {
-    std::unordered_map<Key, int, KeyHash> wanted;
-    wanted.reserve(ops.correlation.size());
-    for (size_t i = 0; i < ops.correlation.size(); ++i) wanted.emplace(Key{ops.global_pid[i], ops.correlation[i]}, 0);
-    calls.reserve(wanted.size());
-    for (size_t i = 0; i < api.correlation.size(); ++i) {
-      const Key k{api.global_tid[i] & kPidMask, api.correlation[i]};
-      if (wanted.contains(k)) calls[k].push_back(static_cast<uint32_t>(i));
+std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end) {
+  const auto& k = e.kernels;
+  const auto& m = e.memops;
+  const auto& a = e.api;
+  const auto& n = e.nvtx;
+  const size_t n_kernels = k.start.size();
+  const size_t n_ops = n_kernels + m.start.size();
+  auto corr_of = [&](size_t i) { return i < n_kernels ? k.correlation[i] : m.correlation[i - n_kernels]; };
+  auto pid_of = [&](size_t i) { return i < n_kernels ? k.global_pid[i] : m.global_pid[i - n_kernels]; };
+
+  // Index the operations: per process, correlation id -> first op, then next[] chains.
+  std::vector<ProcessOps> procs;
+  auto proc_index = [&](int64_t pid) -> ProcessOps* {
+    for (auto& p : procs) {
+      if (p.pid == pid) return &p;
+    }
+    return nullptr;
+  };
+  for (size_t i = 0; i < n_ops; ++i) {
+    if (corr_of(i) == kNull || pid_of(i) == kNull) continue;
+    ProcessOps* p = proc_index(pid_of(i));
+    if (p == nullptr) {
+      procs.push_back({});
+      p = &procs.back();
+      p->pid = pid_of(i);
+    }
+    p->min_corr = std::min(p->min_corr, corr_of(i));
+    p->max_corr = std::max(p->max_corr, corr_of(i));
+    ++p->count;
+  }
+  for (auto& p : procs) {
+    const auto span = static_cast<uint64_t>(p.max_corr) - static_cast<uint64_t>(p.min_corr);
+    if (span < 4 * p.count + 4096) p.dense.assign(span + 1, -1);
+  }
+  std::vector<int32_t> next(n_ops, -1);
+  for (size_t i = n_ops; i-- > 0;) {
+    if (corr_of(i) == kNull || pid_of(i) == kNull) continue;
+    int32_t& head = proc_index(pid_of(i))->Slot(corr_of(i));
+    next[i] = head;
+    head = static_cast<int32_t>(i);
+  }
+
+  // Ranges by thread, in start order, and whether each thread's ranges nest.
+  auto range_end = [&](uint32_t r) { return n.end[r] == kNull ? open_range_end : n.end[r]; };
+  std::unordered_map<int64_t, ThreadRanges> threads;
+  for (size_t r = 0; r < n.start.size(); ++r) {
+    if (n.end_global_tid[r] == kNull) threads[n.global_tid[r]].rows.push_back(static_cast<uint32_t>(r));
+  }
+  for (auto& [tid, t] : threads) {
+    std::sort(t.rows.begin(), t.rows.end(), [&](uint32_t x, uint32_t y) {
+      if (n.start[x] != n.start[y]) return n.start[x] < n.start[y];
+      return range_end(x) > range_end(y);
+    });
+    std::vector<uint32_t> stack;
+    for (uint32_t r : t.rows) {
+      while (!stack.empty() && range_end(stack.back()) < n.start[r]) stack.pop_back();
+      if (!stack.empty() && (range_end(r) > range_end(stack.back()) ||
+                             (n.start[r] == n.start[stack.back()] && range_end(r) == range_end(stack.back())))) {
+        t.nested = false;
+        break;
+      }
+      stack.push_back(r);
     }
   }
-  std::vector<LaunchLink> pairs;
-  pairs.reserve(ops.correlation.size());
-  for (size_t i = 0; i < ops.correlation.size(); ++i) {
-    auto it = calls.find(Key{ops.global_pid[i], ops.correlation[i]});
-    if (it == calls.end()) continue;
-    for (uint32_t a : it->second) pairs.push_back({static_cast<uint32_t>(i), a, -1});
-  }
-  // Sweep each thread's calls in time order against its ranges in start order.
-  std::sort(pairs.begin(), pairs.end(), [&](const LaunchLink& x, const LaunchLink& y) {
-    if (api.global_tid[x.api] != api.global_tid[y.api]) return api.global_tid[x.api] < api.global_tid[y.api];
-    if (api.start[x.api] != api.start[y.api]) return api.start[x.api] < api.start[y.api];
-    return x.op < y.op;
-  });
-  std::vector<uint32_t> by_start(ranges.start.size());
-  for (size_t i = 0; i < by_start.size(); ++i) by_start[i] = static_cast<uint32_t>(i);
-  std::sort(by_start.begin(), by_start.end(), [&](uint32_t x, uint32_t y) {
-    if (ranges.global_tid[x] != ranges.global_tid[y]) return ranges.global_tid[x] < ranges.global_tid[y];
-    return ranges.start[x] < ranges.start[y];
-  });
 
   std::vector<LaunchLink> links;
-  links.reserve(pairs.size());
-  std::vector<uint32_t> active;
-  size_t next = 0;  // next range (in by_start) not yet active
-  int64_t thread = 0;
-  bool first = true;
-  for (const LaunchLink& p : pairs) {
-    const int64_t tid = api.global_tid[p.api];
-    const int64_t s = api.start[p.api];
-    const int64_t e = api.end[p.api];
-    if (first || tid != thread) {
-      first = false;
-      thread = tid;
-      active.clear();
-      next = static_cast<size_t>(std::lower_bound(by_start.begin(), by_start.end(), tid,
-                                                  [&](uint32_t r, int64_t t) { return ranges.global_tid[r] < t; }) -
-                                 by_start.begin());
-    }
-    while (next < by_start.size() && ranges.global_tid[by_start[next]] == tid && ranges.start[by_start[next]] <= s) {
-      active.push_back(by_start[next++]);
-    }
-    std::erase_if(active, [&](uint32_t r) { return ranges.end[r] < s; });
-    bool any = false;
-    for (uint32_t r : active) {
-      if (ranges.end[r] >= e) {
-        links.push_back({p.op, p.api, static_cast<int32_t>(r)});
-        any = true;
+  links.reserve(n_ops);
+  std::vector<int32_t> containing;
+  const ProcessOps* last = nullptr;
+  for (size_t c = 0; c < a.start.size(); ++c) {
+    if (a.correlation[c] == kNull || a.global_tid[c] == kNull) continue;
+    const int64_t pid = a.global_tid[c] & kPidMask;
+    if (last == nullptr || last->pid != pid) last = proc_index(pid);
+    if (last == nullptr) continue;
+    const int32_t head = last->Head(a.correlation[c]);
+    if (head < 0) continue;
+
+    // The ranges containing [start, end] of this call on its thread.
+    containing.clear();
+    const int64_t s = a.start[c];
+    const int64_t en = a.end[c];
+    if (auto t = threads.find(a.global_tid[c]); t != threads.end()) {
+      const auto& rows = t->second.rows;
+      const auto after =
+          std::upper_bound(rows.begin(), rows.end(), s, [&](int64_t v, uint32_t r) { return v < n.start[r]; });
+      if (t->second.nested) {
+        // Every range holding the call is the last range started before it or its ancestor.
+        int64_t r = after == rows.begin() ? kNull : *(after - 1);
+        while (r != kNull) {
+          if (range_end(static_cast<uint32_t>(r)) >= en) containing.push_back(static_cast<int32_t>(r));
+          r = n.parent[static_cast<size_t>(r)];
+        }
+      } else {
+        for (auto it = rows.begin(); it != after; ++it) {
+          if (range_end(*it) >= en) containing.push_back(static_cast<int32_t>(*it));
+        }
       }
     }
-    if (!any) links.push_back(p);
+    for (int32_t op = head; op >= 0; op = next[static_cast<size_t>(op)]) {
+      if (containing.empty()) links.push_back({static_cast<uint32_t>(op), static_cast<uint32_t>(c), -1});
+      for (int32_t r : containing) links.push_back({static_cast<uint32_t>(op), static_cast<uint32_t>(c), r});
+    }
   }
   return links;
 }

@@ -11,7 +11,6 @@
 #include "analysis/duration_stats.h"
 #include "analysis/launch_links.h"
 #include "store/column_codec.h"
-#include "store/event_reader.h"
 #include "store/event_streams.h"
 
 namespace kscope::analysis {
@@ -49,67 +48,39 @@ void BindStats(sql::Stmt& st, int first, const DurationStats& s) {
       .Bind(first + 6, s.stddev);
 }
 
+// The events plus what the summaries derive from them once: strings and NVTX tags.
 struct RunData {
-  store::Columns kernels;  // start, end, correlation, global_pid, name
-  store::Columns memops;   // start, end, correlation, global_pid, operation, bytes
-  store::Columns api;      // start, end, global_tid, correlation, name
-  store::Columns nvtx;     // start, end, event_type, domain, text, global_tid, end_global_tid, parent, depth
+  const NsysEvents& e;
   std::unordered_map<int64_t, std::string> strings;
   std::vector<std::string> tags;  // per NVTX row: 'domain:text'
   int64_t nvtx_max_ts = 0;        // ends of ranges never closed
 };
 
-Result<RunData> Load(store::Store& store, int64_t run_id) {
-  RunData d;
-  sql::Db& db = store.db();
-  namespace k = store::kernel;
-  namespace m = store::memop;
-  namespace a = store::api;
-  namespace n = store::nvtx;
-  auto kc = store::ReadColumns(db, run_id, store::kKernelStream,
-                               {k::kStart, k::kEnd, k::kCorrelation, k::kGlobalPid, k::kName});
-  if (!kc.ok()) return kc.error();
-  d.kernels = std::move(kc).value();
-  auto mc = store::ReadColumns(db, run_id, store::kMemopStream,
-                               {m::kStart, m::kEnd, m::kCorrelation, m::kGlobalPid, m::kOperation, m::kBytes});
-  if (!mc.ok()) return mc.error();
-  d.memops = std::move(mc).value();
-  auto ac =
-      store::ReadColumns(db, run_id, store::kApiStream, {a::kStart, a::kEnd, a::kGlobalTid, a::kCorrelation, a::kName});
-  if (!ac.ok()) return ac.error();
-  d.api = std::move(ac).value();
-  auto nc = store::ReadColumns(db, run_id, store::kNvtxStream,
-                               {n::kStart, n::kEnd, n::kEventType, n::kDomain, n::kText, n::kGlobalTid,
-                                n::kEndGlobalTid, n::kParent, n::kDepth});
-  if (!nc.ok()) return nc.error();
-  d.nvtx = std::move(nc).value();
-
-  std::vector<int64_t> ids;
+Result<RunData> Prepare(store::Store& store, const NsysEvents& e) {
+  RunData d{e, {}, {}, 0};
   std::set<int64_t> distinct;
-  for (int64_t id : d.api[4]) distinct.insert(id);
-  for (int64_t id : d.memops[4]) distinct.insert(id);
-  for (int64_t id : d.nvtx[3]) distinct.insert(id);
-  for (int64_t id : d.nvtx[4]) distinct.insert(id);
+  distinct.insert(e.api.name.begin(), e.api.name.end());
+  distinct.insert(e.memops.operation.begin(), e.memops.operation.end());
+  distinct.insert(e.nvtx.domain.begin(), e.nvtx.domain.end());
+  distinct.insert(e.nvtx.text.begin(), e.nvtx.text.end());
   distinct.erase(kNull);
-  ids.assign(distinct.begin(), distinct.end());
-  auto strings = store.Strings(ids);
+  auto strings = store.Strings(std::vector<int64_t>(distinct.begin(), distinct.end()));
   if (!strings.ok()) return strings.error();
   d.strings = std::move(strings).value();
-
-  for (size_t i = 0; i < d.nvtx[0].size(); ++i) {
-    d.nvtx_max_ts = std::max({d.nvtx_max_ts, d.nvtx[0][i], d.nvtx[1][i]});
-    const int64_t domain = d.nvtx[3][i];
-    d.tags.push_back((domain == kNull ? std::string() : d.strings[domain]) + ":" + d.strings[d.nvtx[4][i]]);
+  const auto& n = e.nvtx;
+  for (size_t i = 0; i < n.start.size(); ++i) {
+    d.nvtx_max_ts = std::max({d.nvtx_max_ts, n.start[i], n.end[i]});
+    d.tags.push_back((n.domain[i] == kNull ? std::string() : d.strings[n.domain[i]]) + ":" + d.strings[n.text[i]]);
   }
   return d;
 }
 
-int64_t RangeEnd(const RunData& d, size_t i) { return d.nvtx[1][i] == kNull ? d.nvtx_max_ts : d.nvtx[1][i]; }
+int64_t RangeEnd(const RunData& d, size_t i) { return d.e.nvtx.end[i] == kNull ? d.nvtx_max_ts : d.e.nvtx.end[i]; }
 
 Status WriteKernelSummary(sql::Db& db, int64_t run_id, const RunData& d) {
   std::unordered_map<int64_t, std::vector<int64_t>> by_name;
-  for (size_t i = 0; i < d.kernels[0].size(); ++i)
-    by_name[d.kernels[4][i]].push_back(d.kernels[1][i] - d.kernels[0][i]);
+  const auto& k = d.e.kernels;
+  for (size_t i = 0; i < k.start.size(); ++i) by_name[k.name[i]].push_back(k.end[i] - k.start[i]);
   auto st = db.Prepare(
       "INSERT INTO kernel_summary(run_id, name_id, n, total, mean, median, min, max, stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
@@ -124,7 +95,8 @@ Status WriteKernelSummary(sql::Db& db, int64_t run_id, const RunData& d) {
 
 Status WriteApiSummary(sql::Db& db, int64_t run_id, RunData& d) {
   std::unordered_map<int64_t, std::vector<int64_t>> by_name;
-  for (size_t i = 0; i < d.api[0].size(); ++i) by_name[d.api[4][i]].push_back(d.api[1][i] - d.api[0][i]);
+  const auto& a = d.e.api;
+  for (size_t i = 0; i < a.start.size(); ++i) by_name[a.name[i]].push_back(a.end[i] - a.start[i]);
   auto st = db.Prepare(
       "INSERT INTO api_summary(run_id, name_id, name, n, total, mean, median, min, max, stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
@@ -139,10 +111,11 @@ Status WriteApiSummary(sql::Db& db, int64_t run_id, RunData& d) {
 
 Status WriteMemopSummary(sql::Db& db, int64_t run_id, RunData& d) {
   std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>> by_op;
-  for (size_t i = 0; i < d.memops[0].size(); ++i) {
-    auto& [durations, bytes] = by_op[d.memops[4][i]];
-    durations.push_back(d.memops[1][i] - d.memops[0][i]);
-    bytes.push_back(d.memops[5][i]);
+  const auto& m = d.e.memops;
+  for (size_t i = 0; i < m.start.size(); ++i) {
+    auto& [durations, bytes] = by_op[m.operation[i]];
+    durations.push_back(m.end[i] - m.start[i]);
+    bytes.push_back(m.bytes[i]);
   }
   auto st = db.Prepare(
       "INSERT INTO memop_summary(run_id, operation, n, total, mean, median, min, max, stddev, bytes_total, "
@@ -161,8 +134,9 @@ Status WriteMemopSummary(sql::Db& db, int64_t run_id, RunData& d) {
 
 Status WriteNvtxSummary(sql::Db& db, int64_t run_id, const RunData& d) {
   std::map<std::pair<std::string, std::string>, std::vector<int64_t>> by_range;
-  for (size_t i = 0; i < d.nvtx[0].size(); ++i) {
-    by_range[{d.tags[i], Style(d.nvtx[2][i])}].push_back(RangeEnd(d, i) - d.nvtx[0][i]);
+  const auto& n = d.e.nvtx;
+  for (size_t i = 0; i < n.start.size(); ++i) {
+    by_range[{d.tags[i], Style(n.event_type[i])}].push_back(RangeEnd(d, i) - n.start[i]);
   }
   auto st = db.Prepare(
       "INSERT INTO nvtx_summary(run_id, range, style, n, total, mean, median, min, max, stddev) "
@@ -179,55 +153,58 @@ Status WriteNvtxSummary(sql::Db& db, int64_t run_id, const RunData& d) {
 // The NVTX-to-GPU reports: kernels per range (nvtx_kern_sum) and ranges projected onto
 // the GPU (nvtx_gpu_proj_sum).
 Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
-  const size_t n_kernels = d.kernels[0].size();
-  const size_t n_ops = n_kernels + d.memops[0].size();
-  OpKeys ops;
-  ops.correlation.reserve(n_ops);
-  ops.global_pid.reserve(n_ops);
-  for (const auto* cols : {&d.kernels, &d.memops}) {
-    ops.correlation.insert(ops.correlation.end(), (*cols)[2].begin(), (*cols)[2].end());
-    ops.global_pid.insert(ops.global_pid.end(), (*cols)[3].begin(), (*cols)[3].end());
+  const auto& k = d.e.kernels;
+  const auto& m = d.e.memops;
+  const auto& n = d.e.nvtx;
+  const auto& a = d.e.api;
+  const size_t n_kernels = k.start.size();
+  auto op_start = [&](size_t i) { return i < n_kernels ? k.start[i] : m.start[i - n_kernels]; };
+  auto op_end = [&](size_t i) { return i < n_kernels ? k.end[i] : m.end[i - n_kernels]; };
+  const std::vector<LaunchLink> links = LinkLaunches(d.e, d.nvtx_max_ts);
+
+  // Range names as small integers, so that grouping compares numbers, not strings.
+  std::vector<int32_t> tag_index(n.start.size());
+  std::vector<std::string> tag_names;
+  {
+    std::unordered_map<std::string, int32_t> ids;
+    for (size_t r = 0; r < n.start.size(); ++r) {
+      auto [it, added] = ids.try_emplace(d.tags[r], static_cast<int32_t>(tag_names.size()));
+      if (added) tag_names.push_back(d.tags[r]);
+      tag_index[r] = it->second;
+    }
   }
-  auto op_start = [&](size_t i) { return i < n_kernels ? d.kernels[0][i] : d.memops[0][i - n_kernels]; };
-  auto op_end = [&](size_t i) { return i < n_kernels ? d.kernels[1][i] : d.memops[1][i - n_kernels]; };
-  ApiCalls api{d.api[0], d.api[1], d.api[2], d.api[3]};
-  Ranges ranges;
-  std::vector<size_t> range_row;  // Ranges index -> NVTX row
-  for (size_t i = 0; i < d.nvtx[0].size(); ++i) {
-    if (d.nvtx[6][i] != kNull) continue;  // ends on another thread: left out, as nsys does
-    ranges.start.push_back(d.nvtx[0][i]);
-    ranges.end.push_back(RangeEnd(d, i));
-    ranges.global_tid.push_back(d.nvtx[5][i]);
-    range_row.push_back(i);
-  }
-  const std::vector<LaunchLink> links = LinkLaunches(ops, api, ranges);
 
   // nvtx_kern_sum: one row per (pid, tid, range, style, kernel name); kernels whose launch
-  // is unknown or outside every range have NULL range (and NULL pid/tid when unknown).
-  using KernKey = std::tuple<std::optional<int64_t>, std::optional<int64_t>, std::optional<std::string>,
-                             std::optional<std::string>, int64_t>;
+  // is unknown or outside every range have no range (and no pid/tid when unknown).
+  struct KernKey {
+    int64_t gtid;  // kNull: launch unknown
+    int32_t tag;   // -1: no range
+    int64_t style;
+    int64_t kernel;
+    bool operator==(const KernKey&) const = default;
+  };
+  struct KernKeyHash {
+    size_t operator()(const KernKey& x) const noexcept {
+      uint64_t h = static_cast<uint64_t>(x.gtid) * 0x9E3779B97F4A7C15ULL;
+      h ^= static_cast<uint64_t>(x.tag) + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(x.style) + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(x.kernel) + (h << 6) + (h >> 2);
+      return h;
+    }
+  };
   struct KernGroup {
     std::vector<int64_t> durations;
-    std::set<int32_t> ranges;
-    std::set<uint32_t> kernels;
+    std::vector<int32_t> ranges;
+    std::vector<uint32_t> kernels;
   };
-  std::map<KernKey, KernGroup> kern_groups;
-  std::vector<uint8_t> linked(n_kernels, 0);
-  auto add_kernel = [&](uint32_t k, std::optional<int64_t> gtid, int32_t r) {
-    std::optional<int64_t> pid, tid;
-    if (gtid) {
-      pid = (*gtid >> 24) & 0xFFFFFF;
-      tid = *gtid & 0xFFFFFF;
-    }
-    std::optional<std::string> name, style;
-    if (r >= 0) {
-      name = d.tags[range_row[r]];
-      style = Style(d.nvtx[2][range_row[r]]);
-    }
-    auto& g = kern_groups[KernKey{pid, tid, name, style, d.kernels[4][k]}];
-    g.durations.push_back(d.kernels[1][k] - d.kernels[0][k]);
-    if (r >= 0) g.ranges.insert(r);
-    g.kernels.insert(k);
+  std::unordered_map<KernKey, KernGroup, KernKeyHash> kern_groups;
+  auto add_kernel = [&](uint32_t kernel, int64_t gtid, int32_t r) {
+    const KernKey key{gtid, r >= 0 ? tag_index[static_cast<size_t>(r)] : -1,
+                      r >= 0 ? n.event_type[static_cast<size_t>(r)] : kNull, k.name[kernel]};
+    auto& g = kern_groups[key];
+    g.durations.push_back(k.end[kernel] - k.start[kernel]);
+    if (r >= 0) g.ranges.push_back(r);
+    g.kernels.push_back(kernel);
   };
   // Per range instance: projected start/end and the correlation ids of its operations.
   struct Projection {
@@ -236,39 +213,52 @@ Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
     std::vector<int64_t> correlations;
   };
   std::unordered_map<int32_t, Projection> projections;
+  std::vector<uint8_t> linked(n_kernels, 0);
   for (const LaunchLink& l : links) {
     if (l.op < n_kernels) {
       linked[l.op] = 1;
-      add_kernel(l.op, d.api[2][l.api], l.range);
+      add_kernel(l.op, a.global_tid[l.api], l.range);
     }
     if (l.range < 0) continue;
     auto& p = projections[l.range];
     p.start = std::min(p.start, op_start(l.op));
     p.end = std::max(p.end, op_end(l.op));
-    p.correlations.push_back(d.api[3][l.api]);
+    p.correlations.push_back(a.correlation[l.api]);
   }
-  for (uint32_t k = 0; k < n_kernels; ++k) {
-    if (linked[k] == 0) add_kernel(k, std::nullopt, -1);
+  for (uint32_t i = 0; i < n_kernels; ++i) {
+    if (linked[i] == 0) add_kernel(i, kNull, -1);
   }
 
   auto kst = db.Prepare(
       "INSERT INTO nvtx_kernel_summary(run_id, range, style, pid, tid, range_instances, kernel_name_id, n, total, "
       "mean, median, min, max, stddev) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
   if (!kst.ok()) return kst.error();
+  auto distinct = [](auto& v) {
+    std::sort(v.begin(), v.end());
+    return static_cast<int64_t>(std::unique(v.begin(), v.end()) - v.begin());
+  };
   for (auto& [key, g] : kern_groups) {
-    const auto& [pid, tid, name, style, kernel] = key;
-    DurationStats s = ComputeStats(g.durations);
-    kst->Bind(1, run_id).Bind(2, name).Bind(3, style).Bind(4, pid).Bind(5, tid);
-    kst->Bind(6, static_cast<int64_t>(g.ranges.size())).Bind(7, kernel);
-    BindStats(*kst, 8, s);
-    kst->Bind(8, static_cast<int64_t>(g.kernels.size()));  // distinct launches, as nsys counts them
+    kst->Bind(1, run_id);
+    if (key.tag >= 0) {
+      kst->Bind(2, tag_names[static_cast<size_t>(key.tag)]).Bind(3, Style(key.style));
+    } else {
+      kst->BindNull(2).BindNull(3);
+    }
+    if (key.gtid != kNull) {
+      kst->Bind(4, (key.gtid >> 24) & 0xFFFFFF).Bind(5, key.gtid & 0xFFFFFF);
+    } else {
+      kst->BindNull(4).BindNull(5);
+    }
+    kst->Bind(6, distinct(g.ranges)).Bind(7, key.kernel);
+    BindStats(*kst, 8, ComputeStats(g.durations));
+    kst->Bind(8, distinct(g.kernels));  // distinct launches, as nsys counts them
     KSCOPE_RETURN_IF_ERROR(kst->Run());
   }
 
   // nvtx_gpu_proj_sum: children are the projected ranges whose parent is this range.
   std::unordered_map<int64_t, int64_t> children;  // NVTX row -> projected children
   for (const auto& [r, p] : projections) {
-    const int64_t parent = d.nvtx[7][range_row[r]];
+    const int64_t parent = n.parent[static_cast<size_t>(r)];
     if (parent != kNull) ++children[parent];
   }
   struct ProjGroup {
@@ -277,17 +267,16 @@ Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
   };
   std::map<std::pair<std::string, std::string>, ProjGroup> proj_groups;
   for (auto& [r, p] : projections) {
-    const size_t row = range_row[r];
-    auto& g = proj_groups[{d.tags[row], Style(d.nvtx[2][row])}];
+    const auto row = static_cast<size_t>(r);
+    auto& g = proj_groups[{d.tags[row], Style(n.event_type[row])}];
     g.durations.push_back(p.end - p.start);
-    g.range_total += RangeEnd(d, row) - d.nvtx[0][row];
-    std::sort(p.correlations.begin(), p.correlations.end());
-    g.ops += std::unique(p.correlations.begin(), p.correlations.end()) - p.correlations.begin();
-    if (d.nvtx[8][row] != kNull) {
-      g.level_sum += d.nvtx[8][row];
+    g.range_total += RangeEnd(d, row) - n.start[row];
+    g.ops += distinct(p.correlations);
+    if (n.depth[row] != kNull) {
+      g.level_sum += n.depth[row];
       ++g.levels;
     }
-    if (auto c = children.find(static_cast<int64_t>(row)); c != children.end()) g.children += c->second;
+    if (auto c = children.find(r); c != children.end()) g.children += c->second;
   }
   auto pst = db.Prepare(
       "INSERT INTO nvtx_projection_summary(run_id, range, style, n, total, mean, median, min, max, stddev, "
@@ -311,7 +300,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
 
 }  // namespace
 
-Status MaterializeNsysSummaries(store::Store& store, int64_t run_id) {
+Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysEvents& events) {
   sql::Db& db = store.db();
   for (const char* table : {"kernel_summary", "api_summary", "memop_summary", "nvtx_summary", "nvtx_kernel_summary",
                             "nvtx_projection_summary"}) {
@@ -319,7 +308,7 @@ Status MaterializeNsysSummaries(store::Store& store, int64_t run_id) {
     if (!del.ok()) return del.error();
     KSCOPE_RETURN_IF_ERROR(del->Bind(1, run_id).Run());
   }
-  auto data = Load(store, run_id);
+  auto data = Prepare(store, events);
   if (!data.ok()) return data.error();
   KSCOPE_RETURN_IF_ERROR(WriteKernelSummary(db, run_id, *data));
   KSCOPE_RETURN_IF_ERROR(WriteApiSummary(db, run_id, *data));

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 
+#include "analysis/nsys_events.h"
 #include "store/store.h"
 #include "util/status.h"
 
 namespace kscope::analysis {
 
-// Replaces the run's summary rows. Runs inside the caller's transaction.
-Status MaterializeNsysSummaries(store::Store& store, int64_t run_id);
+// Replaces the run's summary rows with those derived from `events` (all of the run's
+// events: from the importer, or LoadNsysEvents). Runs inside the caller's transaction.
+Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysEvents& events);
 
 }  // namespace kscope::analysis

@@ -24,14 +24,14 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     return Error{store.db().path(), "cannot start a transaction: " + tx.error().what,
                  "is another kscope writing to this database?"};
   std::vector<FileOutcome> outcomes;
-  std::vector<int64_t> runs;
+  std::vector<std::pair<int64_t, analysis::NsysEvents>> runs;  // each run's events, for its summaries
   int64_t run_id = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (i == 0 || options.run_per_file) {
       auto id = store.CreateRun(options.manifest);
       if (!id.ok()) return id.error();
       run_id = *id;
-      runs.push_back(run_id);
+      runs.emplace_back(run_id, analysis::NsysEvents{});
     }
     std::error_code ec;
     store::SourceFile file;
@@ -40,7 +40,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
-    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id});
+    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, runs.back().second});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths[i];
@@ -51,7 +51,10 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
     outcomes.push_back({paths[i], run_id, result->rows_read, result->rows_skipped});
   }
-  for (int64_t id : runs) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, id));
+  for (auto& [id, events] : runs) {
+    KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, id, events));
+    events = {};  // give the memory back before the commit
+  }
   if (auto st = tx->Commit(); !st.ok()) {
     return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
   }

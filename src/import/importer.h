@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/nsys_events.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -17,7 +18,8 @@ namespace kscope::import {
 struct ImportTarget {
   store::Store& store;
   int64_t run_id;
-  int64_t source_id;  // this file's row in source_file
+  int64_t source_id;             // this file's row in source_file
+  analysis::NsysEvents& events;  // the run's events for its summaries; importers append
 };
 
 struct ImportResult {

@@ -29,7 +29,7 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path) {
     return std::unique_ptr<Importer>(std::make_unique<nsys::NsysSqliteImporter>());
   }
   if (fs::path(path).extension() == ".nsys-rep" || fs::path(path).extension() == ".qdrep") {
-    return Error{path, "an nsys report file; kscope reads its SQLite export",
+    return Error{path, "an nsys report file, not its SQLite export",
                  "export it first: nsys export --type sqlite -o FILE.sqlite " + path};
   }
   return Error{path, "not a format kscope imports (expected an nsys SQLite export)",

@@ -2,10 +2,15 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+#include <limits>
+#include <memory>
+
 namespace kscope::store {
 
 namespace {
 constexpr int kZstdLevel = 1;
+constexpr size_t kDecodeStep = size_t{1} << 16;  // decode buffer growth, bytes
 
 uint64_t ZigZag(uint64_t d) { return (d << 1) ^ (0 - (d >> 63)); }
 uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
@@ -33,11 +38,32 @@ std::vector<uint8_t> EncodeColumn(std::span<const int64_t> values) {
 
 Status DecodeColumn(std::span<const uint8_t> blob, size_t rows, std::vector<int64_t>& out) {
   const Error corrupt{"", "a stored event column is corrupt", "re-import the run"};
+  // Every value takes 1 to 10 bytes, so the frame's declared size must fit `rows`. Neither
+  // is trusted for allocation: the buffer grows only as the frame actually decompresses.
   const unsigned long long size = ZSTD_getFrameContentSize(blob.data(), blob.size());
-  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > rows * 10) return corrupt;
-  std::vector<uint8_t> varints(size);
-  const size_t n = ZSTD_decompress(varints.data(), varints.size(), blob.data(), blob.size());
-  if (ZSTD_isError(n) || n != size) return corrupt;
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size < rows ||
+      rows > std::numeric_limits<size_t>::max() / 10 || size > rows * 10) {
+    return corrupt;
+  }
+  const std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
+  if (dctx == nullptr) return corrupt;
+  std::vector<uint8_t> varints;
+  ZSTD_inBuffer in{blob.data(), blob.size(), 0};
+  size_t filled = 0;
+  while (true) {
+    if (filled == varints.size() && varints.size() < size) {
+      varints.resize(std::min<size_t>(size, varints.size() + kDecodeStep));
+    }
+    ZSTD_outBuffer o{varints.data(), varints.size(), filled};
+    const size_t consumed = in.pos;
+    const size_t left = ZSTD_decompressStream(dctx.get(), &o, &in);
+    if (ZSTD_isError(left)) return corrupt;
+    const bool progress = o.pos != filled || in.pos != consumed;
+    filled = o.pos;
+    if (left == 0) break;           // the frame is complete
+    if (!progress) return corrupt;  // cut short, or more data than the frame declares
+  }
+  if (filled != size || in.pos != blob.size()) return corrupt;
 
   out.reserve(out.size() + rows);
   uint64_t prev = 0;

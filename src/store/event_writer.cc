@@ -4,8 +4,8 @@
 
 namespace kscope::store {
 
-EventWriter::EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec)
-    : db_(db), run_id_(run_id), spec_(spec), columns_(spec.columns.size()) {
+EventWriter::EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec, std::mutex* db_lock)
+    : db_(db), db_lock_(db_lock), run_id_(run_id), spec_(spec), columns_(spec.columns.size()) {
   for (auto& c : columns_) c.reserve(kChunkRows);
 }
 
@@ -18,6 +18,11 @@ Status EventWriter::Append(std::span<const int64_t> row) {
 
 Status EventWriter::Flush() {
   if (columns_[0].empty()) return Status::Ok();
+  std::vector<std::vector<uint8_t>> blobs;
+  blobs.reserve(columns_.size());
+  for (const auto& c : columns_) blobs.push_back(EncodeColumn(c));
+  std::unique_lock<std::mutex> hold;
+  if (db_lock_ != nullptr) hold = std::unique_lock<std::mutex>(*db_lock_);
   if (chunk_ < 0) {  // a run may get several files: continue after the chunks already there
     auto q = db_.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
     if (!q.ok()) return q.error();
@@ -28,14 +33,13 @@ Status EventWriter::Flush() {
       "INSERT INTO event_chunk(run_id, stream, col, chunk, rows, encoding, data) VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!st.ok()) return st.error();
   for (size_t i = 0; i < columns_.size(); ++i) {
-    const std::vector<uint8_t> blob = EncodeColumn(columns_[i]);
     st->Bind(1, run_id_)
         .Bind(2, spec_.name)
         .Bind(3, spec_.columns[i].name)
         .Bind(4, chunk_)
         .Bind(5, static_cast<int64_t>(columns_[i].size()))
         .Bind(6, kEncoding)
-        .BindBlob(7, blob);
+        .BindBlob(7, blobs[i]);
     KSCOPE_RETURN_IF_ERROR(st->Run());
     columns_[i].clear();
   }
@@ -45,6 +49,8 @@ Status EventWriter::Flush() {
 
 Status EventWriter::Finish() {
   KSCOPE_RETURN_IF_ERROR(Flush());
+  std::unique_lock<std::mutex> hold;
+  if (db_lock_ != nullptr) hold = std::unique_lock<std::mutex>(*db_lock_);
   auto st = db_.Prepare(
       "INSERT INTO event_stream(run_id, stream, rows) VALUES (?1,?2,?3) "
       "ON CONFLICT(run_id, stream) DO UPDATE SET rows = rows + excluded.rows");

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -17,7 +18,9 @@ inline constexpr size_t kChunkRows = 65536;
 
 class EventWriter {
  public:
-  EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec);
+  // `db_lock`, when given, is held around every use of `db`, so that writers of several
+  // streams can run on their own threads; chunks are compressed outside it.
+  EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec, std::mutex* db_lock = nullptr);
 
   // `row` holds one value per column of the stream, in column order.
   Status Append(std::span<const int64_t> row);
@@ -29,6 +32,7 @@ class EventWriter {
   Status Flush();
 
   sql::Db& db_;
+  std::mutex* db_lock_;
   int64_t run_id_;
   const StreamSpec& spec_;
   std::vector<std::vector<int64_t>> columns_;

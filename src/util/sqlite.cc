@@ -5,10 +5,31 @@
 namespace kscope::sql {
 
 namespace {
+// Errors are printed as one line: SQLite's messages lose their line breaks and runs of
+// spaces, and are cut short when they quote more SQL than a reader needs.
+std::string OneLine(std::string_view msg) {
+  constexpr size_t kMaxChars = 200;
+  std::string out;
+  bool gap = false;
+  for (char c : msg) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f') {
+      gap = !out.empty();
+      continue;
+    }
+    if (gap) out += ' ';
+    gap = false;
+    out += c;
+  }
+  if (out.size() > kMaxChars) out = out.substr(0, kMaxChars - 3) + "...";
+  return out;
+}
+
 Error SqlError(sqlite3* db, std::string_view context) {
-  return Error{"", fmt::format("database error ({}): {}", context, sqlite3_errmsg(db)), ""};
+  return Error{"", fmt::format("database error ({}): {}", context, OneLine(sqlite3_errmsg(db))), ""};
 }
 }  // namespace
+
+std::string Db::ErrorMessage() const { return OneLine(sqlite3_errmsg(db_.get())); }
 
 Stmt& Stmt::Bind(int index, int64_t v) {
   sqlite3_bind_int64(stmt_.get(), index, v);
@@ -76,7 +97,7 @@ Result<Db> Db::Open(const std::string& path, OpenMode mode) {
   db.db_.reset(raw);
   db.path_ = path;
   if (rc != SQLITE_OK) {
-    std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    std::string msg = OneLine(raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
     return Error{path, "cannot open as an SQLite database (" + msg + ")", "check the path and its permissions"};
   }
   sqlite3_extended_result_codes(raw, 1);
@@ -96,7 +117,7 @@ Status Db::Exec(std::string_view sql) {
   char* err = nullptr;
   const std::string owned(sql);
   if (sqlite3_exec(db_.get(), owned.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err != nullptr ? err : sqlite3_errmsg(db_.get());
+    std::string msg = OneLine(err != nullptr ? err : sqlite3_errmsg(db_.get()));
     sqlite3_free(err);
     return Error{"", "database error: " + msg, ""};
   }

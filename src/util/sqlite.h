@@ -81,7 +81,8 @@ class Db {
   Status Exec(std::string_view sql);  // for DDL and PRAGMAs; no parameters
   [[nodiscard]] bool TableExists(std::string_view name);
   [[nodiscard]] int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_.get()); }
-  [[nodiscard]] std::string ErrorMessage() const { return sqlite3_errmsg(db_.get()); }
+  // SQLite's last error, on one line (it can quote a malformed schema's SQL over many).
+  [[nodiscard]] std::string ErrorMessage() const;
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] sqlite3* raw() const { return db_.get(); }
 

@@ -25,8 +25,12 @@ Status CheckSqliteFile(const std::string& path) {
   std::array<uint8_t, 100> h{};
   std::ifstream in(path, std::ios::binary);
   in.read(reinterpret_cast<char*>(h.data()), h.size());
-  if (in.gcount() < static_cast<std::streamsize>(h.size()) || std::memcmp(h.data(), "SQLite format 3\0", 16) != 0) {
+  if (in.gcount() < 16 || std::memcmp(h.data(), "SQLite format 3\0", 16) != 0) {
     return Error{path, "not an SQLite database", "export the report with: nsys export --type sqlite REPORT.nsys-rep"};
+  }
+  if (in.gcount() < static_cast<std::streamsize>(h.size())) {
+    return Error{path, fmt::format("truncated: {} bytes, shorter than the 100-byte SQLite header", size),
+                 "copy or export the file again"};
   }
   uint32_t page_size = BigEndian(&h[16], 2);
   if (page_size == 1) page_size = 65536;

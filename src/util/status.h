@@ -19,6 +19,9 @@ struct Error {
     if (!where.empty()) line += where + ": ";
     line += what;
     if (!fix.empty()) line += "; " + fix;
+    for (char& c : line) {
+      if (c == '\n' || c == '\r') c = ' ';  // text from a file or a path must not break the line
+    }
     return line;
   }
 };

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "analysis/nvtx_nesting.h"
 #include "import/nsys/export_schema.h"
@@ -25,286 +28,347 @@ constexpr int64_t kNvtxDomainCreate = 75;
 // Problems stored in detail per file; beyond this they are only counted.
 constexpr int64_t kMaxProblemDetails = 200;
 
-int64_t Or(const sql::Stmt& q, int col, int64_t fallback) { return q.IsNull(col) ? fallback : q.Int(col); }
+// A column that may be NULL, with a single call in the common case of a non-zero value.
+int64_t Value(const sql::Stmt& q, int col) {
+  const int64_t v = q.Int(col);
+  return v == 0 && q.IsNull(col) ? kNull : v;
+}
 
-class Session {
+// What the reader threads of one file share. The store is used only under `store_lock`.
+class FileContext {
  public:
-  Session(std::string path, const ImportTarget& target, ExportSchema schema, sql::Db& src)
-      : path_(std::move(path)), target_(target), schema_(std::move(schema)), src_(src), strings_(target.store) {}
+  FileContext(const std::string& file, const ImportTarget& to, const ExportSchema& export_schema,
+              const ExportStrings& export_strings)
+      : path(file), target(to), schema(export_schema), strings(export_strings) {}
 
-  Result<ImportResult> Run();
+  const std::string& path;
+  const ImportTarget& target;
+  const ExportSchema& schema;
+  const ExportStrings& strings;
+  std::mutex store_lock;
+  std::atomic<int64_t> rows_read{0};
+  std::atomic<int64_t> rows_skipped{0};
 
- private:
-  Status Problem(const std::string& table, int64_t rowid, std::string_view what, const std::string& raw);
-  Result<sql::Stmt> Select(const std::string& table, const std::vector<std::string>& cols,
-                           const std::string& where = "");
-  Error ReadError(const std::string& table) const {
-    return Error{path_, fmt::format("corrupt SQLite file while reading {} ({})", table, src_.ErrorMessage()),
+  // Each reader thread reads through its own connection.
+  Result<sql::Db> OpenExport() const {
+    auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
+    if (!db.ok()) return Error{path, "cannot open as an SQLite database", "check that it is an nsys SQLite export"};
+    return db;
+  }
+
+  Result<sql::Stmt> Select(sql::Db& db, const std::string& table, const std::vector<std::string>& cols,
+                           const std::string& where = "") const {
+    auto q = db.Prepare(fmt::format("SELECT rowid, {} FROM \"{}\" {}", schema.SelectList(table, cols), table, where));
+    if (!q.ok()) {
+      return Error{path, fmt::format("cannot read table {} ({})", table, db.ErrorMessage()),
+                   "the export may be corrupt: export it again"};
+    }
+    return q;
+  }
+
+  Error ReadError(sql::Db& db, const std::string& table) const {
+    return Error{path, fmt::format("corrupt SQLite file while reading {} ({})", table, db.ErrorMessage()),
                  "copy or export it again"};
   }
-  Status ImportKernels();
-  Status ImportApiCalls();
-  Status ImportMemops();
-  Status ImportNvtx();
-  void LearnManifest(store::Manifest& m);
 
-  std::string path_;
-  const ImportTarget& target_;
-  ExportSchema schema_;
-  sql::Db& src_;
-  StringMapper strings_;
-  int64_t rows_read_ = 0;
-  int64_t rows_skipped_ = 0;
+  Status Problem(const std::string& table, int64_t rowid, std::string_view what, const std::string& raw) {
+    if (rows_skipped.fetch_add(1) >= kMaxProblemDetails) return Status::Ok();
+    const std::lock_guard<std::mutex> hold(store_lock);
+    return target.store.AddProblem(target.run_id, target.source_id, fmt::format("{} rowid {}", table, rowid), what,
+                                   raw);
+  }
+
+  // About how many rows `table` holds (its largest rowid), to size vectors once.
+  static size_t RowEstimate(sql::Db& db, const std::string& table) {
+    auto q = db.Prepare("SELECT max(rowid) FROM \"" + table + "\"");
+    return q.ok() && q->Step() && q->Int(0) > 0 ? static_cast<size_t>(q->Int(0)) : 0;
+  }
+
+  store::EventWriter Writer(const store::StreamSpec& spec) {
+    return store::EventWriter(target.store.db(), target.run_id, spec, &store_lock);
+  }
+
+  Status Finish(store::EventWriter& out) {
+    rows_read += out.rows();
+    return out.Finish();
+  }
 };
 
-Status Session::Problem(const std::string& table, int64_t rowid, std::string_view what, const std::string& raw) {
-  ++rows_skipped_;
-  if (rows_skipped_ > kMaxProblemDetails) return Status::Ok();
-  return target_.store.AddProblem(target_.run_id, target_.source_id, fmt::format("{} rowid {}", table, rowid), what,
-                                  raw);
-}
-
-Result<sql::Stmt> Session::Select(const std::string& table, const std::vector<std::string>& cols,
-                                  const std::string& where) {
-  auto q = src_.Prepare(fmt::format("SELECT rowid, {} FROM \"{}\" {}", schema_.SelectList(table, cols), table, where));
-  if (!q.ok())
-    return Error{path_, fmt::format("cannot read table {} ({})", table, src_.ErrorMessage()),
-                 "the export may be corrupt: export it again"};
-  return q;
-}
-
-Status Session::ImportKernels() {
+Status ReadKernels(FileContext& ctx, analysis::NsysEvents::Kernels& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
-  if (!schema_.HasTable(table)) return Status::Ok();
+  if (!ctx.schema.HasTable(table)) return Status::Ok();
+  auto db = ctx.OpenExport();
+  if (!db.ok()) return db.error();
   // Column order matches store::kernel::Col, shifted by one for rowid.
-  auto q = Select(table, {"start",
-                          "end",
-                          "deviceId",
-                          "contextId",
-                          "streamId",
-                          "correlationId",
-                          "globalPid",
-                          "demangledName",
-                          "shortName",
-                          "mangledName",
-                          "gridX",
-                          "gridY",
-                          "gridZ",
-                          "blockX",
-                          "blockY",
-                          "blockZ",
-                          "registersPerThread",
-                          "staticSharedMemory",
-                          "dynamicSharedMemory",
-                          "localMemoryPerThread",
-                          "graphNodeId",
-                          "launchType"});
+  auto q = ctx.Select(*db, table,
+                      {"start",
+                       "end",
+                       "deviceId",
+                       "contextId",
+                       "streamId",
+                       "correlationId",
+                       "globalPid",
+                       "demangledName",
+                       "shortName",
+                       "mangledName",
+                       "gridX",
+                       "gridY",
+                       "gridZ",
+                       "blockX",
+                       "blockY",
+                       "blockZ",
+                       "registersPerThread",
+                       "staticSharedMemory",
+                       "dynamicSharedMemory",
+                       "localMemoryPerThread",
+                       "graphNodeId",
+                       "launchType"});
   if (!q.ok()) return q.error();
-  store::EventWriter out(target_.store.db(), target_.run_id, store::kKernelStream);
+  StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
+  store::EventWriter out = ctx.Writer(store::kKernelStream);
+  const size_t expected = facts.start.size() + FileContext::RowEstimate(*db, table);
+  for (auto* v : {&facts.start, &facts.end, &facts.correlation, &facts.global_pid, &facts.name}) v->reserve(expected);
   std::array<int64_t, store::kernel::kCount> row{};
+  namespace k = store::kernel;
   while (q->Step()) {
+    for (int c = 0; c < k::kCount; ++c) row[c] = Value(*q, c + 1);
     const int64_t rowid = q->Int(0);
-    if (q->IsNull(1) || q->IsNull(2) || q->IsNull(8)) {
-      KSCOPE_RETURN_IF_ERROR(Problem(table, rowid, "start, end or demangledName is NULL", ""));
+    if (row[k::kStart] == kNull || row[k::kEnd] == kNull || row[k::kName] == kNull) {
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "start, end or demangledName is NULL", ""));
       continue;
     }
-    if (q->Int(2) < q->Int(1)) {
-      KSCOPE_RETURN_IF_ERROR(
-          Problem(table, rowid, "ends before it starts", fmt::format("start={} end={}", q->Int(1), q->Int(2))));
+    if (row[k::kEnd] < row[k::kStart]) {
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "ends before it starts",
+                                         fmt::format("start={} end={}", row[k::kStart], row[k::kEnd])));
       continue;
     }
-    auto name = strings_.Map(q->Int(8));
+    auto name = strings.Map(row[k::kName]);
     if (!name.ok()) return name.error();
     if (!*name) {
-      KSCOPE_RETURN_IF_ERROR(Problem(table, rowid, "demangledName is not in StringIds", std::to_string(q->Int(8))));
+      KSCOPE_RETURN_IF_ERROR(
+          ctx.Problem(table, rowid, "demangledName is not in StringIds", std::to_string(row[k::kName])));
       continue;
     }
-    for (int c = 0; c < store::kernel::kCount; ++c) row[c] = Or(*q, c + 1, kNull);
-    row[store::kernel::kName] = **name;
-    for (int c : {store::kernel::kShortName, store::kernel::kMangledName}) {
+    row[k::kName] = **name;
+    for (int c : {k::kShortName, k::kMangledName}) {
       if (row[c] == kNull) continue;
-      auto s = strings_.Map(row[c]);
+      auto s = strings.Map(row[c]);
       if (!s.ok()) return s.error();
       row[c] = s->value_or(kNull);
     }
     KSCOPE_RETURN_IF_ERROR(out.Append(row));
+    facts.start.push_back(row[k::kStart]);
+    facts.end.push_back(row[k::kEnd]);
+    facts.correlation.push_back(row[k::kCorrelation]);
+    facts.global_pid.push_back(row[k::kGlobalPid]);
+    facts.name.push_back(row[k::kName]);
   }
-  if (!q->status().ok()) return ReadError(table);
-  rows_read_ += out.rows();
-  return out.Finish();
+  if (!q->status().ok()) return ctx.ReadError(*db, table);
+  return ctx.Finish(out);
 }
 
-Status Session::ImportApiCalls() {
+Status ReadApiCalls(FileContext& ctx, analysis::NsysEvents::Api& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-  if (!schema_.HasTable(table)) return Status::Ok();
-  auto q = Select(table, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue"});
+  if (!ctx.schema.HasTable(table)) return Status::Ok();
+  auto db = ctx.OpenExport();
+  if (!db.ok()) return db.error();
+  auto q = ctx.Select(*db, table, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue"});
   if (!q.ok()) return q.error();
-  store::EventWriter out(target_.store.db(), target_.run_id, store::kApiStream);
+  StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
+  store::EventWriter out = ctx.Writer(store::kApiStream);
+  const size_t expected = facts.start.size() + FileContext::RowEstimate(*db, table);
+  for (auto* v : {&facts.start, &facts.end, &facts.global_tid, &facts.correlation, &facts.name}) v->reserve(expected);
   std::array<int64_t, store::api::kCount> row{};
+  namespace a = store::api;
   while (q->Step()) {
+    for (int c = 0; c < a::kCount; ++c) row[c] = Value(*q, c + 1);
     const int64_t rowid = q->Int(0);
-    if (q->IsNull(1) || q->IsNull(2) || q->IsNull(5)) {
-      KSCOPE_RETURN_IF_ERROR(Problem(table, rowid, "start, end or nameId is NULL", ""));
+    if (row[a::kStart] == kNull || row[a::kEnd] == kNull || row[a::kName] == kNull) {
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "start, end or nameId is NULL", ""));
       continue;
     }
-    auto name = strings_.Map(q->Int(5));
+    auto name = strings.Map(row[a::kName]);
     if (!name.ok()) return name.error();
     if (!*name) {
-      KSCOPE_RETURN_IF_ERROR(Problem(table, rowid, "nameId is not in StringIds", std::to_string(q->Int(5))));
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "nameId is not in StringIds", std::to_string(row[a::kName])));
       continue;
     }
-    for (int c = 0; c < store::api::kCount; ++c) row[c] = Or(*q, c + 1, kNull);
-    row[store::api::kName] = **name;
+    row[a::kName] = **name;
     KSCOPE_RETURN_IF_ERROR(out.Append(row));
+    facts.start.push_back(row[a::kStart]);
+    facts.end.push_back(row[a::kEnd]);
+    facts.global_tid.push_back(row[a::kGlobalTid]);
+    facts.correlation.push_back(row[a::kCorrelation]);
+    facts.name.push_back(row[a::kName]);
   }
-  if (!q->status().ok()) return ReadError(table);
-  rows_read_ += out.rows();
-  return out.Finish();
+  if (!q->status().ok()) return ctx.ReadError(*db, table);
+  return ctx.Finish(out);
 }
 
-Status Session::ImportMemops() {
-  store::EventWriter out(target_.store.db(), target_.run_id, store::kMemopStream);
-  std::array<int64_t, store::memop::kCount> row{};
-  const std::vector<std::string> common = {"start",         "end",       "deviceId", "contextId",  "streamId",
-                                           "correlationId", "globalPid", "bytes",    "graphNodeId"};
+Status ReadMemops(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Memops& facts) {
+  StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
+  store::EventWriter out = ctx.Writer(store::kMemopStream);
   // Copy kinds are named by the export's own enum table.
   std::map<int64_t, int64_t> copy_label;
-  if (schema_.HasTable("ENUM_CUDA_MEMCPY_OPER")) {
-    auto e = src_.Prepare("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER");
+  if (ctx.schema.HasTable("ENUM_CUDA_MEMCPY_OPER")) {
+    auto e = db.Prepare("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER");
     if (!e.ok()) return e.error();
     while (e->Step()) {
-      auto id = target_.store.InternString("[CUDA memcpy " + e->Text(1) + "]");
+      auto id = strings.Intern("[CUDA memcpy " + e->Text(1) + "]");
       if (!id.ok()) return id.error();
       copy_label[e->Int(0)] = *id;
     }
   }
+  auto memset_label = strings.Intern("[CUDA memset]");
+  if (!memset_label.ok()) return memset_label.error();
+  std::array<int64_t, store::memop::kCount> row{};
+  namespace m = store::memop;
   for (const bool memset : {false, true}) {
     const std::string table = memset ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
-    if (!schema_.HasTable(table)) continue;
-    std::vector<std::string> cols = common;
+    if (!ctx.schema.HasTable(table)) continue;
+    std::vector<std::string> cols = {"start",         "end",       "deviceId", "contextId",  "streamId",
+                                     "correlationId", "globalPid", "bytes",    "graphNodeId"};
     if (memset) {
       cols.insert(cols.end(), {"memKind", "memKind", "memKind"});
     } else {
       cols.insert(cols.end(), {"copyKind", "srcKind", "dstKind"});
     }
-    auto q = Select(table, cols);
+    auto q = ctx.Select(db, table, cols);
     if (!q.ok()) return q.error();
-    auto memset_label = target_.store.InternString("[CUDA memset]");
-    if (!memset_label.ok()) return memset_label.error();
     while (q->Step()) {
       const int64_t rowid = q->Int(0);
       if (q->IsNull(1) || q->IsNull(2) || q->IsNull(8)) {
-        KSCOPE_RETURN_IF_ERROR(Problem(table, rowid, "start, end or bytes is NULL", ""));
+        KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "start, end or bytes is NULL", ""));
         continue;
       }
       int64_t op = *memset_label;
       if (!memset) {
-        auto it = copy_label.find(Or(*q, 10, kNull));
+        auto it = copy_label.find(Value(*q, 10));
         if (it == copy_label.end()) {
           KSCOPE_RETURN_IF_ERROR(
-              Problem(table, rowid, "copyKind is not in ENUM_CUDA_MEMCPY_OPER", std::to_string(Or(*q, 10, kNull))));
+              ctx.Problem(table, rowid, "copyKind is not in ENUM_CUDA_MEMCPY_OPER", std::to_string(Value(*q, 10))));
           continue;
         }
         op = it->second;
       }
-      using namespace store::memop;  // NOLINT(google-build-using-namespace): column names
-      for (int c = kStart; c <= kGlobalPid; ++c) row[c] = Or(*q, c + 1, kNull);
-      row[kOperation] = op;
-      row[kIsMemset] = memset ? 1 : 0;
-      row[kBytes] = q->Int(8);
-      row[kGraphNode] = Or(*q, 9, kNull);
-      row[kCopyKind] = memset ? kNull : Or(*q, 10, kNull);
-      row[kSrcKind] = memset ? kNull : Or(*q, 11, kNull);
-      row[kDstKind] = Or(*q, 12, kNull);
+      for (int c = m::kStart; c <= m::kGlobalPid; ++c) row[c] = Value(*q, c + 1);
+      row[m::kOperation] = op;
+      row[m::kIsMemset] = memset ? 1 : 0;
+      row[m::kBytes] = q->Int(8);
+      row[m::kGraphNode] = Value(*q, 9);
+      row[m::kCopyKind] = memset ? kNull : Value(*q, 10);
+      row[m::kSrcKind] = memset ? kNull : Value(*q, 11);
+      row[m::kDstKind] = Value(*q, 12);
       KSCOPE_RETURN_IF_ERROR(out.Append(row));
+      facts.start.push_back(row[m::kStart]);
+      facts.end.push_back(row[m::kEnd]);
+      facts.correlation.push_back(row[m::kCorrelation]);
+      facts.global_pid.push_back(row[m::kGlobalPid]);
+      facts.operation.push_back(op);
+      facts.bytes.push_back(row[m::kBytes]);
     }
-    if (!q->status().ok()) return ReadError(table);
+    if (!q->status().ok()) return ctx.ReadError(db, table);
   }
-  rows_read_ += out.rows();
-  return out.Finish();
+  return ctx.Finish(out);
 }
 
-Status Session::ImportNvtx() {
-  if (!schema_.nvtx_table) return Status::Ok();
-  const std::string table = *schema_.nvtx_table;
-  auto q = Select(table, {"start", "end", "eventType", "domainId", "text", "textId", "globalTid", "endGlobalTid"},
-                  fmt::format("WHERE eventType IN ({},{},{},{},{}) ORDER BY start", kNvtxPushPop, kNvtxStartEnd,
-                              kNvtxtPushPop, kNvtxtStartEnd, kNvtxDomainCreate));
+Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts) {
+  if (!ctx.schema.nvtx_table) return Status::Ok();
+  const std::string table = *ctx.schema.nvtx_table;
+  auto q =
+      ctx.Select(db, table, {"start", "end", "eventType", "domainId", "text", "textId", "globalTid", "endGlobalTid"},
+                 fmt::format("WHERE eventType IN ({},{},{},{},{}) ORDER BY start", kNvtxPushPop, kNvtxStartEnd,
+                             kNvtxtPushPop, kNvtxtStartEnd, kNvtxDomainCreate));
   if (!q.ok()) return q.error();
+  StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
+  // A range's text is its registered string, else its own text, else empty.
   auto text_of = [&](const sql::Stmt& s) -> Result<int64_t> {
     if (!s.IsNull(6)) {
-      if (const std::string* v = strings_.Value(s.Int(6))) return target_.store.InternString(*v);
+      if (const std::string* v = ctx.strings.Value(s.Int(6))) return strings.Intern(*v);
     }
-    return target_.store.InternString(s.IsNull(5) ? std::string() : s.Text(5));
+    return strings.Intern(s.IsNull(5) ? std::string() : s.Text(5));
   };
+  namespace n = store::nvtx;
   // Domain names by (domain id, process); ranges are named 'domain:text'.
   std::map<std::pair<int64_t, int64_t>, int64_t> domains;
-  std::vector<analysis::NvtxInterval> ranges;
-  std::vector<std::array<int64_t, store::nvtx::kCount>> rows;
+  std::vector<std::array<int64_t, n::kCount>> rows;
   while (q->Step()) {
     const int64_t rowid = q->Int(0);
-    const int64_t type = Or(*q, 3, kNull);
-    const int64_t pid_bits = Or(*q, 7, 0) & 0x0000FFFFFF000000LL;
+    const int64_t type = Value(*q, 3);
+    const int64_t pid_bits = (q->IsNull(7) ? 0 : q->Int(7)) & 0x0000FFFFFF000000LL;
     if (type == kNvtxDomainCreate) {
       auto name = text_of(*q);
       if (!name.ok()) return name.error();
-      domains.try_emplace({Or(*q, 4, kNull), pid_bits}, *name);
+      domains.try_emplace({Value(*q, 4), pid_bits}, *name);
       continue;
     }
     if (q->IsNull(1) || q->IsNull(7)) {
-      KSCOPE_RETURN_IF_ERROR(Problem(table, rowid, "range without start or thread", ""));
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "range without start or thread", ""));
       continue;
     }
     if (!q->IsNull(2) && q->Int(2) < q->Int(1)) {
-      KSCOPE_RETURN_IF_ERROR(
-          Problem(table, rowid, "range ends before it starts", fmt::format("start={} end={}", q->Int(1), q->Int(2))));
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "range ends before it starts",
+                                         fmt::format("start={} end={}", q->Int(1), q->Int(2))));
       continue;
     }
     auto text = text_of(*q);
     if (!text.ok()) return text.error();
-    std::array<int64_t, store::nvtx::kCount> row{};
-    row[store::nvtx::kStart] = q->Int(1);
-    row[store::nvtx::kEnd] = Or(*q, 2, kNull);
-    row[store::nvtx::kEventType] = type;
-    auto d = domains.find({Or(*q, 4, kNull), pid_bits});
-    row[store::nvtx::kDomain] = d == domains.end() ? kNull : d->second;
-    row[store::nvtx::kText] = *text;
-    row[store::nvtx::kGlobalTid] = q->Int(7);
-    row[store::nvtx::kEndGlobalTid] = Or(*q, 8, kNull);
+    std::array<int64_t, n::kCount> row{};
+    row[n::kStart] = q->Int(1);
+    row[n::kEnd] = Value(*q, 2);
+    row[n::kEventType] = type;
+    auto d = domains.find({Value(*q, 4), pid_bits});
+    row[n::kDomain] = d == domains.end() ? kNull : d->second;
+    row[n::kText] = *text;
+    row[n::kGlobalTid] = q->Int(7);
+    row[n::kEndGlobalTid] = Value(*q, 8);
     rows.push_back(row);
   }
-  if (!q->status().ok()) return ReadError(table);
+  if (!q->status().ok()) return ctx.ReadError(db, table);
 
-  // Nesting: the tightest enclosing range on the same thread.
+  // Nesting: the tightest enclosing range on the same thread, among ranges closed on the
+  // thread that opened them. Ranges never closed end at the last range timestamp.
   int64_t max_ts = 0;
-  for (const auto& r : rows) max_ts = std::max({max_ts, r[store::nvtx::kStart], r[store::nvtx::kEnd]});
-  ranges.reserve(rows.size());
+  for (const auto& r : rows) max_ts = std::max({max_ts, r[n::kStart], r[n::kEnd]});
+  std::vector<analysis::NvtxInterval> intervals;
+  intervals.reserve(rows.size());
   for (const auto& r : rows) {
-    ranges.push_back({r[store::nvtx::kStart], r[store::nvtx::kEnd] == kNull ? max_ts : r[store::nvtx::kEnd],
-                      r[store::nvtx::kGlobalTid], r[store::nvtx::kEndGlobalTid] == kNull});
+    intervals.push_back(
+        {r[n::kStart], r[n::kEnd] == kNull ? max_ts : r[n::kEnd], r[n::kGlobalTid], r[n::kEndGlobalTid] == kNull});
   }
-  const analysis::NvtxNesting nesting = analysis::ComputeNvtxNesting(ranges);
-  store::EventWriter out(target_.store.db(), target_.run_id, store::kNvtxStream);
+  const analysis::NvtxNesting nesting = analysis::ComputeNvtxNesting(intervals);
+  // Rows of this file follow those of earlier files of the run: parents are run-wide rows.
+  const auto base = static_cast<int64_t>(facts.start.size());
+  store::EventWriter out = ctx.Writer(store::kNvtxStream);
   for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i][store::nvtx::kParent] = nesting.parent[i] < 0 ? kNull : nesting.parent[i];
-    rows[i][store::nvtx::kDepth] = nesting.depth[i] < 0 ? kNull : nesting.depth[i];
-    KSCOPE_RETURN_IF_ERROR(out.Append(rows[i]));
+    auto& r = rows[i];
+    r[n::kParent] = nesting.parent[i] < 0 ? kNull : base + nesting.parent[i];
+    r[n::kDepth] = nesting.depth[i] < 0 ? kNull : nesting.depth[i];
+    KSCOPE_RETURN_IF_ERROR(out.Append(r));
+    facts.start.push_back(r[n::kStart]);
+    facts.end.push_back(r[n::kEnd]);
+    facts.event_type.push_back(r[n::kEventType]);
+    facts.domain.push_back(r[n::kDomain]);
+    facts.text.push_back(r[n::kText]);
+    facts.global_tid.push_back(r[n::kGlobalTid]);
+    facts.end_global_tid.push_back(r[n::kEndGlobalTid]);
+    facts.parent.push_back(r[n::kParent]);
+    facts.depth.push_back(r[n::kDepth]);
   }
-  rows_read_ += out.rows();
-  return out.Finish();
+  return ctx.Finish(out);
 }
 
-void Session::LearnManifest(store::Manifest& m) {
-  m.nsys_version = schema_.product_version;
-  if (schema_.HasTable("TARGET_INFO_GPU")) {
-    if (auto q = src_.Prepare("SELECT DISTINCT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL ORDER BY id"); q.ok()) {
+void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) {
+  m.nsys_version = schema.product_version;
+  if (schema.HasTable("TARGET_INFO_GPU")) {
+    if (auto q = db.Prepare("SELECT DISTINCT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL ORDER BY id"); q.ok()) {
       std::string gpus;
       while (q->Step()) gpus += (gpus.empty() ? "" : ", ") + q->Text(0);
       if (!gpus.empty()) m.gpu = gpus;
     }
   }
-  if (schema_.HasTable("TARGET_INFO_SYSTEM_ENV")) {
-    if (auto q = src_.Prepare(
+  if (schema.HasTable("TARGET_INFO_SYSTEM_ENV")) {
+    if (auto q = db.Prepare(
             "SELECT name, value FROM TARGET_INFO_SYSTEM_ENV WHERE name IN ('NvDriverVersion', 'CudaDriverVersion')");
         q.ok()) {
       while (q->Step()) {
@@ -318,9 +382,9 @@ void Session::LearnManifest(store::Manifest& m) {
       }
     }
   }
-  if (schema_.HasTable("META_DATA_CAPTURE")) {
-    if (auto q = src_.Prepare("SELECT name, value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND' OR name GLOB "
-                              "'PROCESS_0:ARGUMENT_[0-9]*'");
+  if (schema.HasTable("META_DATA_CAPTURE")) {
+    if (auto q = db.Prepare("SELECT name, value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND' OR name GLOB "
+                            "'PROCESS_0:ARGUMENT_[0-9]*'");
         q.ok()) {
       std::string command;
       std::map<int, std::string> args;
@@ -338,35 +402,45 @@ void Session::LearnManifest(store::Manifest& m) {
   }
 }
 
-Result<ImportResult> Session::Run() {
-  KSCOPE_RETURN_IF_ERROR(strings_.Load(src_));
-  KSCOPE_RETURN_IF_ERROR(ImportKernels());
-  KSCOPE_RETURN_IF_ERROR(ImportApiCalls());
-  KSCOPE_RETURN_IF_ERROR(ImportMemops());
-  KSCOPE_RETURN_IF_ERROR(ImportNvtx());
-  ImportResult result;
-  result.format_version = schema_.version;
-  result.rows_read = rows_read_;
-  result.rows_skipped = rows_skipped_;
-  LearnManifest(result.learned);
-  return result;
-}
-
 }  // namespace
 
 Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const ImportTarget& target) {
   KSCOPE_RETURN_IF_ERROR(CheckSqliteFile(path));
-  auto src = sql::Db::Open(path, sql::OpenMode::kReadOnly);
-  if (!src.ok()) return Error{path, "cannot open as an SQLite database", "check that it is an nsys SQLite export"};
-  auto schema = DetectExportSchema(*src, path);
+  auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
+  if (!db.ok()) return Error{path, "cannot open as an SQLite database", "check that it is an nsys SQLite export"};
+  auto schema = DetectExportSchema(*db, path);
   if (!schema.ok()) return schema.error();
-  Session session(path, target, std::move(schema).value(), *src);
-  auto result = session.Run();
-  if (!result.ok() && result.error().where.empty()) {
-    Error e = result.error();
-    e.where = path;
-    return e;
+  if (!schema->HasTable("StringIds")) {
+    return Error{path, "nsys export without a StringIds table", "export the report again"};
   }
+  ExportStrings strings;
+  if (!strings.Load(*db).ok()) {
+    return Error{path, fmt::format("corrupt SQLite file while reading StringIds ({})", db->ErrorMessage()),
+                 "copy or export it again"};
+  }
+
+  // Kernels and API calls are most of an export: each is read on its own thread and
+  // connection while this thread reads the memory operations and NVTX ranges.
+  FileContext ctx(path, target, *schema, strings);
+  Status kernels, api_calls;
+  std::thread kernel_reader([&] { kernels = ReadKernels(ctx, target.events.kernels); });
+  std::thread api_reader([&] { api_calls = ReadApiCalls(ctx, target.events.api); });
+  Status memops = ReadMemops(ctx, *db, target.events.memops);
+  Status nvtx = memops.ok() ? ReadNvtx(ctx, *db, target.events.nvtx) : Status::Ok();
+  kernel_reader.join();
+  api_reader.join();
+  for (const Status* st : {&kernels, &api_calls, &memops, &nvtx}) {
+    if (!st->ok()) {
+      Error e = st->error();
+      if (e.where.empty()) e.where = path;
+      return e;
+    }
+  }
+  ImportResult result;
+  result.format_version = schema->version;
+  result.rows_read = ctx.rows_read;
+  result.rows_skipped = ctx.rows_skipped;
+  LearnManifest(*db, *schema, result.learned);
   return result;
 }
 
