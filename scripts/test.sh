@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds kscope with sanitizers and runs the whole test suite: unit, import, fidelity
-# against nsys's own CSVs, robustness, and a bounded fuzzing run of each importer.
+# against nsys's own CSVs, end-to-end CLI diffs, bad input, then a bounded libFuzzer run of
+# each importer and parser (FUZZ_SECONDS each, default 30), and the formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset debug
 cmake --build --preset debug
 ctest --preset debug
+scripts/fuzz.sh
+scripts/lint.sh --format-only

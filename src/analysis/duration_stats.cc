@@ -8,15 +8,21 @@ namespace kscope::analysis {
 DurationStats ComputeStats(std::vector<int64_t>& values) {
   DurationStats s;
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
   s.n = static_cast<int64_t>(values.size());
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  s.min = *lo;
+  s.max = *hi;
   for (int64_t v : values) s.total += v;
-  s.min = values.front();
-  s.max = values.back();
   s.mean = static_cast<double>(s.total) / static_cast<double>(s.n);
-  const size_t mid = values.size() / 2;
-  s.median = values.size() % 2 == 1 ? static_cast<double>(values[mid])
-                                    : (static_cast<double>(values[mid - 1]) + static_cast<double>(values[mid])) / 2.0;
+  // The median by selection, not sorting: linear in the group's size.
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  if (values.size() % 2 == 1) {
+    s.median = static_cast<double>(*mid);
+  } else {
+    const int64_t below = *std::max_element(values.begin(), mid);
+    s.median = (static_cast<double>(below) + static_cast<double>(*mid)) / 2.0;
+  }
   if (s.n > 1) {
     double ss = 0;
     for (int64_t v : values) {

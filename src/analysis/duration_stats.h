@@ -18,7 +18,7 @@ struct DurationStats {
   double stddev = 0;
 };
 
-// Sorts `values` in place. An empty group gives all zeros.
+// Reorders `values` (median by selection). An empty group gives all zeros.
 DurationStats ComputeStats(std::vector<int64_t>& values);
 
 }  // namespace kscope::analysis

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -12,6 +14,7 @@
 #include "analysis/launch_links.h"
 #include "store/column_codec.h"
 #include "store/event_streams.h"
+#include "util/guarded.h"
 
 namespace kscope::analysis {
 
@@ -77,10 +80,11 @@ Result<RunData> Prepare(store::Store& store, const NsysEvents& e) {
 
 int64_t RangeEnd(const RunData& d, size_t i) { return d.e.nvtx.end[i] == kNull ? d.nvtx_max_ts : d.e.nvtx.end[i]; }
 
-Status WriteKernelSummary(sql::Db& db, int64_t run_id, const RunData& d) {
+Status WriteKernelSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
   std::unordered_map<int64_t, std::vector<int64_t>> by_name;
   const auto& k = d.e.kernels;
   for (size_t i = 0; i < k.start.size(); ++i) by_name[k.name[i]].push_back(k.end[i] - k.start[i]);
+  const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO kernel_summary(run_id, name_id, n, total, mean, median, min, max, stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
@@ -93,23 +97,24 @@ Status WriteKernelSummary(sql::Db& db, int64_t run_id, const RunData& d) {
   return Status::Ok();
 }
 
-Status WriteApiSummary(sql::Db& db, int64_t run_id, RunData& d) {
+Status WriteApiSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
   std::unordered_map<int64_t, std::vector<int64_t>> by_name;
   const auto& a = d.e.api;
   for (size_t i = 0; i < a.start.size(); ++i) by_name[a.name[i]].push_back(a.end[i] - a.start[i]);
+  const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO api_summary(run_id, name_id, name, n, total, mean, median, min, max, stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
   if (!st.ok()) return st.error();
   for (auto& [name, durations] : by_name) {
-    st->Bind(1, run_id).Bind(2, name).Bind(3, ApiDisplayName(d.strings[name]));
+    st->Bind(1, run_id).Bind(2, name).Bind(3, ApiDisplayName(d.strings.at(name)));
     BindStats(*st, 4, ComputeStats(durations));
     KSCOPE_RETURN_IF_ERROR(st->Run());
   }
   return Status::Ok();
 }
 
-Status WriteMemopSummary(sql::Db& db, int64_t run_id, RunData& d) {
+Status WriteMemopSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
   std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>> by_op;
   const auto& m = d.e.memops;
   for (size_t i = 0; i < m.start.size(); ++i) {
@@ -117,13 +122,14 @@ Status WriteMemopSummary(sql::Db& db, int64_t run_id, RunData& d) {
     durations.push_back(m.end[i] - m.start[i]);
     bytes.push_back(m.bytes[i]);
   }
+  const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO memop_summary(run_id, operation, n, total, mean, median, min, max, stddev, bytes_total, "
       "bytes_mean, bytes_median, bytes_min, bytes_max, bytes_stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
   if (!st.ok()) return st.error();
   for (auto& [op, v] : by_op) {
-    st->Bind(1, run_id).Bind(2, d.strings[op]);
+    st->Bind(1, run_id).Bind(2, d.strings.at(op));
     BindStats(*st, 3, ComputeStats(v.first));
     const DurationStats b = ComputeStats(v.second);
     st->Bind(10, b.total).Bind(11, b.mean).Bind(12, b.median).Bind(13, b.min).Bind(14, b.max).Bind(15, b.stddev);
@@ -132,12 +138,13 @@ Status WriteMemopSummary(sql::Db& db, int64_t run_id, RunData& d) {
   return Status::Ok();
 }
 
-Status WriteNvtxSummary(sql::Db& db, int64_t run_id, const RunData& d) {
+Status WriteNvtxSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
   std::map<std::pair<std::string, std::string>, std::vector<int64_t>> by_range;
   const auto& n = d.e.nvtx;
   for (size_t i = 0; i < n.start.size(); ++i) {
     by_range[{d.tags[i], Style(n.event_type[i])}].push_back(RangeEnd(d, i) - n.start[i]);
   }
+  const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO nvtx_summary(run_id, range, style, n, total, mean, median, min, max, stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
@@ -152,7 +159,7 @@ Status WriteNvtxSummary(sql::Db& db, int64_t run_id, const RunData& d) {
 
 // The NVTX-to-GPU reports: kernels per range (nvtx_kern_sum) and ranges projected onto
 // the GPU (nvtx_gpu_proj_sum).
-Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
+Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
   const auto& k = d.e.kernels;
   const auto& m = d.e.memops;
   const auto& n = d.e.nvtx;
@@ -229,6 +236,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
     if (linked[i] == 0) add_kernel(i, kNull, -1);
   }
 
+  std::unique_lock<std::mutex> hold(db_lock);
   auto kst = db.Prepare(
       "INSERT INTO nvtx_kernel_summary(run_id, range, style, pid, tid, range_instances, kernel_name_id, n, total, "
       "mean, median, min, max, stddev) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
@@ -255,6 +263,8 @@ Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
     KSCOPE_RETURN_IF_ERROR(kst->Run());
   }
 
+  hold.unlock();
+
   // nvtx_gpu_proj_sum: children are the projected ranges whose parent is this range.
   std::unordered_map<int64_t, int64_t> children;  // NVTX row -> projected children
   for (const auto& [r, p] : projections) {
@@ -278,6 +288,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, int64_t run_id, const RunData& d) {
     }
     if (auto c = children.find(r); c != children.end()) g.children += c->second;
   }
+  hold.lock();
   auto pst = db.Prepare(
       "INSERT INTO nvtx_projection_summary(run_id, range, style, n, total, mean, median, min, max, stddev, "
       "range_total, gpu_ops, level_mean, children_mean) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
@@ -310,11 +321,22 @@ Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysE
   }
   auto data = Prepare(store, events);
   if (!data.ok()) return data.error();
-  KSCOPE_RETURN_IF_ERROR(WriteKernelSummary(db, run_id, *data));
-  KSCOPE_RETURN_IF_ERROR(WriteApiSummary(db, run_id, *data));
-  KSCOPE_RETURN_IF_ERROR(WriteMemopSummary(db, run_id, *data));
-  KSCOPE_RETURN_IF_ERROR(WriteNvtxSummary(db, run_id, *data));
-  return WriteNvtxGpuSummaries(db, run_id, *data);
+  // The per-name summaries and the NVTX-to-GPU ones are independent: compute them on two
+  // threads; the database is used under the lock only.
+  std::mutex db_lock;
+  Status by_name;
+  std::thread other([&] {
+    by_name = Guarded([&]() -> Status {
+      for (auto* write : {&WriteKernelSummary, &WriteApiSummary, &WriteMemopSummary, &WriteNvtxSummary}) {
+        KSCOPE_RETURN_IF_ERROR((*write)(db, db_lock, run_id, *data));
+      }
+      return Status::Ok();
+    });
+  });
+  const Status gpu = Guarded([&] { return WriteNvtxGpuSummaries(db, db_lock, run_id, *data); });
+  other.join();
+  KSCOPE_RETURN_IF_ERROR(by_name);
+  return gpu;
 }
 
 }  // namespace kscope::analysis

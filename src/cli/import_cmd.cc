@@ -16,6 +16,7 @@ struct ImportArgs {
   int64_t batch = -1, tokens = -1;
   std::vector<std::string> tags;
   bool run_per_file = false;
+  size_t threads = 0;
 };
 
 Result<store::Manifest> ToManifest(const ImportArgs& a) {
@@ -46,6 +47,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_option("--tokens", args->tokens, "manifest: tokens processed");
   cmd->add_option("--tag", args->tags, "manifest: free-form KEY=VALUE tag (repeatable)");
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
+  cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
   cmd->callback([args, &global, &exit_code] {
     auto manifest = ToManifest(*args);
     if (!manifest.ok()) {
@@ -58,7 +60,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       return;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto outcomes = import::ImportFiles(*store, args->files, {*manifest, args->run_per_file});
+    auto outcomes = import::ImportFiles(*store, args->files, {*manifest, args->run_per_file, args->threads});
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());
       return;

@@ -40,7 +40,8 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
-    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, runs.back().second});
+    auto result =
+        importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, runs.back().second, options.threads});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths[i];

@@ -14,6 +14,7 @@ namespace kscope::import {
 struct ImportOptions {
   store::Manifest manifest;   // what the user says about the run
   bool run_per_file = false;  // one run per file instead of one run for all
+  size_t threads = 0;         // reader threads per file; 0: one per core
 };
 
 struct FileOutcome {

@@ -20,6 +20,7 @@ struct ImportTarget {
   int64_t run_id;
   int64_t source_id;             // this file's row in source_file
   analysis::NsysEvents& events;  // the run's events for its summaries; importers append
+  size_t threads = 0;            // reader threads; 0: one per core
 };
 
 struct ImportResult {

@@ -23,12 +23,12 @@ Status EventWriter::Flush() {
   for (const auto& c : columns_) blobs.push_back(EncodeColumn(c));
   std::unique_lock<std::mutex> hold;
   if (db_lock_ != nullptr) hold = std::unique_lock<std::mutex>(*db_lock_);
-  if (chunk_ < 0) {  // a run may get several files: continue after the chunks already there
-    auto q = db_.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
-    if (!q.ok()) return q.error();
-    q->Bind(1, run_id_).Bind(2, spec_.name);
-    chunk_ = q->Step() ? q->Int(0) : 0;
-  }
+  // The next free chunk number: several writers (threads, or files of one run) may append
+  // to the same stream, each chunk whole.
+  auto q = db_.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run_id_).Bind(2, spec_.name);
+  const int64_t chunk = q->Step() ? q->Int(0) : 0;
   auto st = db_.Prepare(
       "INSERT INTO event_chunk(run_id, stream, col, chunk, rows, encoding, data) VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!st.ok()) return st.error();
@@ -36,14 +36,13 @@ Status EventWriter::Flush() {
     st->Bind(1, run_id_)
         .Bind(2, spec_.name)
         .Bind(3, spec_.columns[i].name)
-        .Bind(4, chunk_)
+        .Bind(4, chunk)
         .Bind(5, static_cast<int64_t>(columns_[i].size()))
         .Bind(6, kEncoding)
         .BindBlob(7, blobs[i]);
     KSCOPE_RETURN_IF_ERROR(st->Run());
     columns_[i].clear();
   }
-  ++chunk_;
   return Status::Ok();
 }
 

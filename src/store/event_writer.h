@@ -1,5 +1,7 @@
 // Appends rows to one event stream of one run, flushing a compressed chunk per column
-// every kChunkRows rows. Memory stays bounded whatever the size of the input.
+// every kChunkRows rows. Memory stays bounded whatever the size of the input. Several
+// writers may append to one stream at once (with a shared lock): chunks stay whole, and
+// the stream's rows are the union of theirs.
 #pragma once
 
 #include <array>
@@ -37,7 +39,6 @@ class EventWriter {
   const StreamSpec& spec_;
   std::vector<std::vector<int64_t>> columns_;
   int64_t rows_ = 0;
-  int64_t chunk_ = -1;  // next chunk number; found at the first flush
 };
 
 }  // namespace kscope::store

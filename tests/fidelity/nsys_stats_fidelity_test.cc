@@ -21,6 +21,7 @@ std::string ReadFile(const std::string& path) {
 struct Case {
   std::string export_name;
   std::string report;
+  size_t threads;  // import reader threads: 2 is one slice per table; 9 splits both tables
 };
 
 class NsysStatsFidelity : public ::testing::TestWithParam<Case> {};
@@ -30,7 +31,9 @@ TEST_P(NsysStatsFidelity, CsvEqualsNsysStats) {
   const std::string dir = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/";
   auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(store.ok()) << store.error().Line();
-  auto imported = import::ImportFiles(*store, {dir + c.export_name + ".sqlite"}, {});
+  import::ImportOptions options;
+  options.threads = c.threads;
+  auto imported = import::ImportFiles(*store, {dir + c.export_name + ".sqlite"}, options);
   ASSERT_TRUE(imported.ok()) << imported.error().Line();
   auto table = report::BuildNsysReport(*store, imported->front().run_id, c.report);
   ASSERT_TRUE(table.ok()) << table.error().Line();
@@ -44,13 +47,16 @@ TEST_P(NsysStatsFidelity, CsvEqualsNsysStats) {
 std::vector<Case> AllCases() {
   std::vector<Case> cases;
   for (const char* e : {"llama", "tiny_cuda"}) {
-    for (auto r : report::NsysReportNames()) cases.push_back({e, std::string(r)});
+    for (auto r : report::NsysReportNames()) {
+      for (size_t threads : {2, 9}) cases.push_back({e, std::string(r), threads});
+    }
   }
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(DevsetExports, NsysStatsFidelity, ::testing::ValuesIn(AllCases()), [](const auto& param_info) {
-  return param_info.param.export_name + "_" + param_info.param.report;
+  const Case& c = param_info.param;
+  return c.export_name + "_" + c.report + "_" + std::to_string(c.threads) + "threads";
 });
 
 }  // namespace

@@ -5,15 +5,18 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 #include "analysis/nvtx_nesting.h"
 #include "import/nsys/export_schema.h"
 #include "import/nsys/string_mapper.h"
 #include "store/column_codec.h"
 #include "store/event_writer.h"
+#include "util/guarded.h"
 #include "util/sqlite_file.h"
 
 namespace kscope::import::nsys {
@@ -78,10 +81,13 @@ class FileContext {
                                    raw);
   }
 
-  // About how many rows `table` holds (its largest rowid), to size vectors once.
-  static size_t RowEstimate(sql::Db& db, const std::string& table) {
+  // About how many rows `table` holds (its largest rowid; 0 when empty or absent).
+  Result<int64_t> RowEstimate(sql::Db& db, const std::string& table) const {
+    if (!schema.HasTable(table)) return int64_t{0};
     auto q = db.Prepare("SELECT max(rowid) FROM \"" + table + "\"");
-    return q.ok() && q->Step() && q->Int(0) > 0 ? static_cast<size_t>(q->Int(0)) : 0;
+    if (!q.ok()) return ReadError(db, table);
+    if (!q->Step()) return ReadError(db, table);
+    return q->IsNull(0) ? int64_t{0} : std::max<int64_t>(q->Int(0), 0);
   }
 
   store::EventWriter Writer(const store::StreamSpec& spec) {
@@ -94,9 +100,14 @@ class FileContext {
   }
 };
 
-Status ReadKernels(FileContext& ctx, analysis::NsysEvents::Kernels& facts) {
+// Rows whose rowid lies in [first, last]: a table is read in slices, one per thread.
+struct Slice {
+  int64_t first, last;
+  size_t expected_rows;  // to size vectors once
+};
+
+Status ReadKernels(FileContext& ctx, Slice slice, analysis::NsysEvents::Kernels& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
-  if (!ctx.schema.HasTable(table)) return Status::Ok();
   auto db = ctx.OpenExport();
   if (!db.ok()) return db.error();
   // Column order matches store::kernel::Col, shifted by one for rowid.
@@ -122,12 +133,15 @@ Status ReadKernels(FileContext& ctx, analysis::NsysEvents::Kernels& facts) {
                        "dynamicSharedMemory",
                        "localMemoryPerThread",
                        "graphNodeId",
-                       "launchType"});
+                       "launchType"},
+                      "WHERE rowid BETWEEN ?1 AND ?2");
   if (!q.ok()) return q.error();
+  q->Bind(1, slice.first).Bind(2, slice.last);
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
   store::EventWriter out = ctx.Writer(store::kKernelStream);
-  const size_t expected = facts.start.size() + FileContext::RowEstimate(*db, table);
-  for (auto* v : {&facts.start, &facts.end, &facts.correlation, &facts.global_pid, &facts.name}) v->reserve(expected);
+  for (auto* v : {&facts.start, &facts.end, &facts.correlation, &facts.global_pid, &facts.name}) {
+    v->reserve(slice.expected_rows);
+  }
   std::array<int64_t, store::kernel::kCount> row{};
   namespace k = store::kernel;
   while (q->Step()) {
@@ -167,17 +181,19 @@ Status ReadKernels(FileContext& ctx, analysis::NsysEvents::Kernels& facts) {
   return ctx.Finish(out);
 }
 
-Status ReadApiCalls(FileContext& ctx, analysis::NsysEvents::Api& facts) {
+Status ReadApiCalls(FileContext& ctx, Slice slice, analysis::NsysEvents::Api& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-  if (!ctx.schema.HasTable(table)) return Status::Ok();
   auto db = ctx.OpenExport();
   if (!db.ok()) return db.error();
-  auto q = ctx.Select(*db, table, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue"});
+  auto q = ctx.Select(*db, table, {"start", "end", "globalTid", "correlationId", "nameId", "returnValue"},
+                      "WHERE rowid BETWEEN ?1 AND ?2");
   if (!q.ok()) return q.error();
+  q->Bind(1, slice.first).Bind(2, slice.last);
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
   store::EventWriter out = ctx.Writer(store::kApiStream);
-  const size_t expected = facts.start.size() + FileContext::RowEstimate(*db, table);
-  for (auto* v : {&facts.start, &facts.end, &facts.global_tid, &facts.correlation, &facts.name}) v->reserve(expected);
+  for (auto* v : {&facts.start, &facts.end, &facts.global_tid, &facts.correlation, &facts.name}) {
+    v->reserve(slice.expected_rows);
+  }
   std::array<int64_t, store::api::kCount> row{};
   namespace a = store::api;
   while (q->Step()) {
@@ -358,6 +374,50 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
   return ctx.Finish(out);
 }
 
+// How many reader threads for the kernel and the API call tables: `threads` (0: as many as
+// the machine has cores; at least one each), shared in proportion to their rows.
+std::pair<size_t, size_t> SplitThreads(size_t threads_wanted, int64_t kernel_rows, int64_t api_rows) {
+  const size_t threads =
+      std::clamp<size_t>(threads_wanted == 0 ? std::thread::hardware_concurrency() : threads_wanted, 2, 64);
+  if (kernel_rows <= 0 || api_rows <= 0) return {kernel_rows > 0 ? threads : 0, api_rows > 0 ? threads : 0};
+  const double share = static_cast<double>(kernel_rows) / static_cast<double>(kernel_rows + api_rows);
+  const auto kernels =
+      std::clamp<size_t>(static_cast<size_t>(std::lround(share * static_cast<double>(threads))), 1, threads - 1);
+  return {kernels, threads - kernels};
+}
+
+// Slice i of n over rowids 1..rows; the last slice is open-ended.
+Slice SliceOf(int64_t rows, size_t n, size_t i) {
+  const int64_t per = rows / static_cast<int64_t>(n) + 1;
+  const int64_t first = static_cast<int64_t>(i) * per;
+  return {first, i + 1 == n ? INT64_MAX : first + per - 1, static_cast<size_t>(per)};
+}
+
+template <typename Part>
+void AppendParts(std::vector<Part>& parts, Part& into) {
+  for (Part& p : parts) {
+    auto append = [](std::vector<int64_t>& to, std::vector<int64_t>& from) {
+      if (to.empty()) {
+        to = std::move(from);
+      } else {
+        to.insert(to.end(), from.begin(), from.end());
+      }
+      from = {};
+    };
+    append(into.start, p.start);
+    append(into.end, p.end);
+    if constexpr (std::is_same_v<Part, analysis::NsysEvents::Kernels>) {
+      append(into.correlation, p.correlation);
+      append(into.global_pid, p.global_pid);
+      append(into.name, p.name);
+    } else {
+      append(into.global_tid, p.global_tid);
+      append(into.correlation, p.correlation);
+      append(into.name, p.name);
+    }
+  }
+}
+
 void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) {
   m.nsys_version = schema.product_version;
   if (schema.HasTable("TARGET_INFO_GPU")) {
@@ -419,23 +479,46 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
                  "copy or export it again"};
   }
 
-  // Kernels and API calls are most of an export: each is read on its own thread and
-  // connection while this thread reads the memory operations and NVTX ranges.
+  // Kernels and API calls are most of an export: both tables are read in rowid slices, each
+  // on its own thread and connection, while this thread reads the memory operations and
+  // NVTX ranges. Slices are appended to the run's events in order, whatever the timing.
   FileContext ctx(path, target, *schema, strings);
-  Status kernels, api_calls;
-  std::thread kernel_reader([&] { kernels = ReadKernels(ctx, target.events.kernels); });
-  std::thread api_reader([&] { api_calls = ReadApiCalls(ctx, target.events.api); });
-  Status memops = ReadMemops(ctx, *db, target.events.memops);
-  Status nvtx = memops.ok() ? ReadNvtx(ctx, *db, target.events.nvtx) : Status::Ok();
-  kernel_reader.join();
-  api_reader.join();
-  for (const Status* st : {&kernels, &api_calls, &memops, &nvtx}) {
-    if (!st->ok()) {
-      Error e = st->error();
+  const std::string kernel_table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  const std::string api_table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  auto kernel_rows = ctx.RowEstimate(*db, kernel_table);
+  if (!kernel_rows.ok()) return kernel_rows.error();
+  auto api_rows = ctx.RowEstimate(*db, api_table);
+  if (!api_rows.ok()) return api_rows.error();
+  const auto split = SplitThreads(target.threads, *kernel_rows, *api_rows);
+  const size_t kernel_slices = split.first;
+  const size_t api_slices = split.second;
+  std::vector<analysis::NsysEvents::Kernels> kernel_parts(kernel_slices);
+  std::vector<analysis::NsysEvents::Api> api_parts(api_slices);
+  std::vector<Status> results(kernel_slices + api_slices);
+  std::vector<std::thread> readers;
+  for (size_t i = 0; i < kernel_slices; ++i) {
+    readers.emplace_back([&, i] {
+      results[i] = Guarded([&] { return ReadKernels(ctx, SliceOf(*kernel_rows, kernel_slices, i), kernel_parts[i]); });
+    });
+  }
+  for (size_t i = 0; i < api_slices; ++i) {
+    readers.emplace_back([&, i] {
+      results[kernel_slices + i] =
+          Guarded([&] { return ReadApiCalls(ctx, SliceOf(*api_rows, api_slices, i), api_parts[i]); });
+    });
+  }
+  results.push_back(ReadMemops(ctx, *db, target.events.memops));
+  results.push_back(results.back().ok() ? ReadNvtx(ctx, *db, target.events.nvtx) : Status::Ok());
+  for (auto& t : readers) t.join();
+  for (const Status& st : results) {
+    if (!st.ok()) {
+      Error e = st.error();
       if (e.where.empty()) e.where = path;
       return e;
     }
   }
+  AppendParts(kernel_parts, target.events.kernels);
+  AppendParts(api_parts, target.events.api);
   ImportResult result;
   result.format_version = schema->version;
   result.rows_read = ctx.rows_read;

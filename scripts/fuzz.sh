@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (the `fuzz` preset: clang, ASan, UBSan) and runs each for a
+# bounded time on its seed corpus in fuzz/corpus/<target>/. Fails on the first crash, leak,
+# sanitizer report, timeout or out-of-memory; the input that did it is kept under
+# build/fuzz/runs/<target>/artifacts/ (copy it to tests/robustness/data/ once fixed).
+#   FUZZ_SECONDS: seconds per target (default 30)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-30}
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz --target nsys_import_fuzzer column_codec_fuzzer
+
+# target:max_len. Exports: above the largest seed (72 KiB); column blobs: a few chunks' worth.
+for spec in nsys_import_fuzzer:81920 column_codec_fuzzer:4096; do
+  target=${spec%%:*}
+  max_len=${spec##*:}
+  # New inputs go to a scratch corpus under build/; the committed seeds stay as they are.
+  runs=build/fuzz/runs/$target
+  mkdir -p "$runs/corpus" "$runs/artifacts"
+  echo "fuzzing $target for ${seconds} s"
+  "build/fuzz/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$runs/artifacts/" "$runs/corpus" "fuzz/corpus/$target"
+done

@@ -1,0 +1,72 @@
+// Inputs that crashed a fuzzer (scripts/fuzz.sh), kept in tests/robustness/data/ and run
+// through the normal build: each now fails cleanly with one exact line.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "import/import_files.h"
+#include "store/column_codec.h"
+#include "store/store.h"
+
+namespace kscope {
+namespace {
+
+const std::string kData = std::string(KSCOPE_ROBUSTNESS_DATA_DIR) + "/";
+
+std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// nsys_import_fuzzer: a flipped byte in NVTX_EVENTS's CREATE TABLE made SQLite's message
+// quote the rest of the statement, line breaks and all; the error was not one line.
+TEST(FuzzRegression, MalformedSchemaIsOneLine) {
+  const std::string p = kData + "nsys_malformed_schema.sqlite";
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {p}, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().Line(),
+            "kscope: error: " + p +
+                ": not a readable SQLite database (malformed database schema (NVTX_EVENTS) - unrecognized token: "
+                "\"\" INTEGER, -- REFERENCES StringIds(id) -- Registered NVTX domain/string domainId INTEGER, -- "
+                "User-controlled ID that can be used to gr...); the file is truncated or corrupt: copy or export it "
+                "again");
+}
+
+// column_codec_fuzzer: a row count of 788 million with a 38-byte blob made DecodeColumn
+// reserve 6.3 GB before decoding anything (an out-of-memory abort; std::length_error, an
+// uncaught exception, for counts above 2^60).
+TEST(FuzzRegression, HugeRowCountIsCorruptNotAnAllocation) {
+  const std::vector<uint8_t> in = ReadBytes(kData + "column_codec_huge_rows.bin");
+  ASSERT_EQ(in.size(), 47U);
+  ASSERT_EQ(in[0], 0);  // mode 0: decode
+  uint64_t rows = 0;
+  for (int i = 8; i >= 1; --i) rows = (rows << 8) | in[static_cast<size_t>(i)];
+  EXPECT_EQ(rows, 788529161U);
+  std::vector<int64_t> out;
+  auto st = store::DecodeColumn(std::span<const uint8_t>(in).subspan(9), rows, out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().Line(), "kscope: error: a stored event column is corrupt; re-import the run");
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(FuzzRegression, RowCountsNoBlobCanHoldAreCorrupt) {
+  const std::vector<int64_t> values = {1, 2, 3};
+  const auto blob = store::EncodeColumn(values);
+  std::vector<int64_t> out;
+  EXPECT_FALSE(store::DecodeColumn(blob, SIZE_MAX, out).ok());
+  EXPECT_FALSE(store::DecodeColumn(blob, SIZE_MAX / 10 + 1, out).ok());
+  EXPECT_FALSE(store::DecodeColumn(blob, size_t{1} << 62, out).ok());
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(store::DecodeColumn(blob, 3, out).ok());
+  EXPECT_EQ(out, values);
+}
+
+}  // namespace
+}  // namespace kscope
