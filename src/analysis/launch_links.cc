@@ -73,7 +73,7 @@ std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end
   }
   for (auto& p : procs) {
     const auto span = static_cast<uint64_t>(p.max_corr) - static_cast<uint64_t>(p.min_corr);
-    if (span < 4 * p.count + 4096) p.dense.assign(span + 1, -1);
+    if (span < 12 * p.count + 4096) p.dense.assign(span + 1, -1);  // 4 bytes a slot beats a hash node
   }
   std::vector<int32_t> next(n_ops, -1);
   for (size_t i = n_ops; i-- > 0;) {

@@ -16,24 +16,32 @@ uint64_t ZigZag(uint64_t d) { return (d << 1) ^ (0 - (d >> 63)); }
 uint64_t UnZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
 }  // namespace
 
-std::vector<uint8_t> EncodeColumn(std::span<const int64_t> values) {
-  std::vector<uint8_t> varints;
-  varints.reserve(values.size() * 3);
-  uint64_t prev = 0;
-  for (int64_t v : values) {
-    const auto u = static_cast<uint64_t>(v);
-    uint64_t z = ZigZag(u - prev);  // wrapping arithmetic: reversible for every value
-    prev = u;
-    while (z >= 0x80) {
-      varints.push_back(static_cast<uint8_t>(z | 0x80));
-      z >>= 7;
-    }
-    varints.push_back(static_cast<uint8_t>(z));
+void ColumnEncoder::Append(int64_t value) {
+  const auto u = static_cast<uint64_t>(value);
+  uint64_t z = ZigZag(u - prev_);  // wrapping arithmetic: reversible for every value
+  prev_ = u;
+  while (z >= 0x80) {
+    varints_.push_back(static_cast<uint8_t>(z | 0x80));
+    z >>= 7;
   }
-  std::vector<uint8_t> out(ZSTD_compressBound(varints.size()));
-  const size_t n = ZSTD_compress(out.data(), out.size(), varints.data(), varints.size(), kZstdLevel);
+  varints_.push_back(static_cast<uint8_t>(z));
+  ++rows_;
+}
+
+std::vector<uint8_t> ColumnEncoder::Finish() {
+  std::vector<uint8_t> out(ZSTD_compressBound(varints_.size()));
+  const size_t n = ZSTD_compress(out.data(), out.size(), varints_.data(), varints_.size(), kZstdLevel);
   out.resize(ZSTD_isError(n) ? 0 : n);
+  varints_.clear();
+  prev_ = 0;
+  rows_ = 0;
   return out;
+}
+
+std::vector<uint8_t> EncodeColumn(std::span<const int64_t> values) {
+  ColumnEncoder encoder;
+  for (int64_t v : values) encoder.Append(v);
+  return encoder.Finish();
 }
 
 Status DecodeColumn(std::span<const uint8_t> blob, size_t rows, std::vector<int64_t>& out) {

@@ -5,22 +5,21 @@
 namespace kscope::store {
 
 EventWriter::EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec, std::mutex* db_lock)
-    : db_(db), db_lock_(db_lock), run_id_(run_id), spec_(spec), columns_(spec.columns.size()) {
-  for (auto& c : columns_) c.reserve(kChunkRows);
-}
+    : db_(db), db_lock_(db_lock), run_id_(run_id), spec_(spec), columns_(spec.columns.size()) {}
 
 Status EventWriter::Append(std::span<const int64_t> row) {
-  for (size_t i = 0; i < columns_.size(); ++i) columns_[i].push_back(row[i]);
+  for (size_t i = 0; i < columns_.size(); ++i) columns_[i].Append(row[i]);
   ++rows_;
-  if (columns_[0].size() >= kChunkRows) return Flush();
+  if (columns_[0].rows() >= kChunkRows) return Flush();
   return Status::Ok();
 }
 
 Status EventWriter::Flush() {
-  if (columns_[0].empty()) return Status::Ok();
+  const auto rows = static_cast<int64_t>(columns_[0].rows());
+  if (rows == 0) return Status::Ok();
   std::vector<std::vector<uint8_t>> blobs;
   blobs.reserve(columns_.size());
-  for (const auto& c : columns_) blobs.push_back(EncodeColumn(c));
+  for (auto& c : columns_) blobs.push_back(c.Finish());
   std::unique_lock<std::mutex> hold;
   if (db_lock_ != nullptr) hold = std::unique_lock<std::mutex>(*db_lock_);
   // The next free chunk number: several writers (threads, or files of one run) may append
@@ -37,11 +36,10 @@ Status EventWriter::Flush() {
         .Bind(2, spec_.name)
         .Bind(3, spec_.columns[i].name)
         .Bind(4, chunk)
-        .Bind(5, static_cast<int64_t>(columns_[i].size()))
+        .Bind(5, rows)
         .Bind(6, kEncoding)
         .BindBlob(7, blobs[i]);
     KSCOPE_RETURN_IF_ERROR(st->Run());
-    columns_[i].clear();
   }
   return Status::Ok();
 }

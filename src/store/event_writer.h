@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "store/column_codec.h"
 #include "store/event_streams.h"
 #include "util/sqlite.h"
 #include "util/status.h"
@@ -37,7 +38,7 @@ class EventWriter {
   std::mutex* db_lock_;
   int64_t run_id_;
   const StreamSpec& spec_;
-  std::vector<std::vector<int64_t>> columns_;
+  std::vector<ColumnEncoder> columns_;
   int64_t rows_ = 0;
 };
 

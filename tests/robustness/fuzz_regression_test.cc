@@ -39,6 +39,24 @@ TEST(FuzzRegression, MalformedSchemaIsOneLine) {
                 "again");
 }
 
+// nsys_import_fuzzer: a kernel table that fails mid-read while the API readers still run.
+// The main thread appended its own results to the vector the reader threads were writing
+// into (a use after free under ASan). Many reader threads make the overlap likely.
+TEST(FuzzRegression, FailingSliceWhileOtherReadersRunIsOneError) {
+  const std::string p = kData + "nsys_reader_threads_race.sqlite";
+  for (size_t threads : {2, 9, 16}) {
+    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok());
+    import::ImportOptions options;
+    options.threads = threads;
+    auto out = import::ImportFiles(*s, {p}, options);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.error().Line(), "kscope: error: " + p +
+                                      ": corrupt SQLite file while reading CUPTI_ACTIVITY_KIND_KERNEL (database disk "
+                                      "image is malformed); copy or export it again");
+  }
+}
+
 // column_codec_fuzzer: a row count of 788 million with a 38-byte blob made DecodeColumn
 // reserve 6.3 GB before decoding anything (an out-of-memory abort; std::length_error, an
 // uncaught exception, for counts above 2^60).

@@ -103,10 +103,26 @@ class FileContext {
 // Rows whose rowid lies in [first, last]: a table is read in slices, one per thread.
 struct Slice {
   int64_t first, last;
-  size_t expected_rows;  // to size vectors once
+  size_t max_rows;  // rows the slice can hold (rowids are unique)
 };
 
-Status ReadKernels(FileContext& ctx, Slice slice, analysis::NsysEvents::Kernels& facts) {
+// Where one slice's rows go in the run's events: a region reserved up front, which the
+// slice fills in place, so that no slice's rows are copied but by the final compaction.
+struct FactRegion {
+  std::array<std::vector<int64_t>*, 5> columns;
+  size_t base = 0;
+  size_t capacity = 0;
+  size_t count = 0;
+
+  [[nodiscard]] bool Put(const std::array<int64_t, 5>& values) {
+    if (count == capacity) return false;
+    for (size_t c = 0; c < values.size(); ++c) (*columns[c])[base + count] = values[c];
+    ++count;
+    return true;
+  }
+};
+
+Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
   auto db = ctx.OpenExport();
   if (!db.ok()) return db.error();
@@ -139,9 +155,6 @@ Status ReadKernels(FileContext& ctx, Slice slice, analysis::NsysEvents::Kernels&
   q->Bind(1, slice.first).Bind(2, slice.last);
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
   store::EventWriter out = ctx.Writer(store::kKernelStream);
-  for (auto* v : {&facts.start, &facts.end, &facts.correlation, &facts.global_pid, &facts.name}) {
-    v->reserve(slice.expected_rows);
-  }
   std::array<int64_t, store::kernel::kCount> row{};
   namespace k = store::kernel;
   while (q->Step()) {
@@ -171,17 +184,15 @@ Status ReadKernels(FileContext& ctx, Slice slice, analysis::NsysEvents::Kernels&
       row[c] = s->value_or(kNull);
     }
     KSCOPE_RETURN_IF_ERROR(out.Append(row));
-    facts.start.push_back(row[k::kStart]);
-    facts.end.push_back(row[k::kEnd]);
-    facts.correlation.push_back(row[k::kCorrelation]);
-    facts.global_pid.push_back(row[k::kGlobalPid]);
-    facts.name.push_back(row[k::kName]);
+    if (!facts.Put({row[k::kStart], row[k::kEnd], row[k::kCorrelation], row[k::kGlobalPid], row[k::kName]})) {
+      return Error{ctx.path, "more rows than the table's largest rowid allows", "the export changed while being read"};
+    }
   }
   if (!q->status().ok()) return ctx.ReadError(*db, table);
   return ctx.Finish(out);
 }
 
-Status ReadApiCalls(FileContext& ctx, Slice slice, analysis::NsysEvents::Api& facts) {
+Status ReadApiCalls(FileContext& ctx, Slice slice, FactRegion& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   auto db = ctx.OpenExport();
   if (!db.ok()) return db.error();
@@ -191,9 +202,6 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, analysis::NsysEvents::Api& fa
   q->Bind(1, slice.first).Bind(2, slice.last);
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
   store::EventWriter out = ctx.Writer(store::kApiStream);
-  for (auto* v : {&facts.start, &facts.end, &facts.global_tid, &facts.correlation, &facts.name}) {
-    v->reserve(slice.expected_rows);
-  }
   std::array<int64_t, store::api::kCount> row{};
   namespace a = store::api;
   while (q->Step()) {
@@ -211,11 +219,9 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, analysis::NsysEvents::Api& fa
     }
     row[a::kName] = **name;
     KSCOPE_RETURN_IF_ERROR(out.Append(row));
-    facts.start.push_back(row[a::kStart]);
-    facts.end.push_back(row[a::kEnd]);
-    facts.global_tid.push_back(row[a::kGlobalTid]);
-    facts.correlation.push_back(row[a::kCorrelation]);
-    facts.name.push_back(row[a::kName]);
+    if (!facts.Put({row[a::kStart], row[a::kEnd], row[a::kGlobalTid], row[a::kCorrelation], row[a::kName]})) {
+      return Error{ctx.path, "more rows than the table's largest rowid allows", "the export changed while being read"};
+    }
   }
   if (!q->status().ok()) return ctx.ReadError(*db, table);
   return ctx.Finish(out);
@@ -393,29 +399,28 @@ Slice SliceOf(int64_t rows, size_t n, size_t i) {
   return {first, i + 1 == n ? INT64_MAX : first + per - 1, static_cast<size_t>(per)};
 }
 
-template <typename Part>
-void AppendParts(std::vector<Part>& parts, Part& into) {
-  for (Part& p : parts) {
-    auto append = [](std::vector<int64_t>& to, std::vector<int64_t>& from) {
-      if (to.empty()) {
-        to = std::move(from);
-      } else {
-        to.insert(to.end(), from.begin(), from.end());
-      }
-      from = {};
-    };
-    append(into.start, p.start);
-    append(into.end, p.end);
-    if constexpr (std::is_same_v<Part, analysis::NsysEvents::Kernels>) {
-      append(into.correlation, p.correlation);
-      append(into.global_pid, p.global_pid);
-      append(into.name, p.name);
-    } else {
-      append(into.global_tid, p.global_tid);
-      append(into.correlation, p.correlation);
-      append(into.name, p.name);
+// Regions of `slices` slices of `per` rows each, after the `columns`' current rows.
+std::vector<FactRegion> Regions(const std::array<std::vector<int64_t>*, 5>& columns, size_t slices, size_t per) {
+  const size_t base = columns[0]->size();
+  for (auto* c : columns) c->resize(base + slices * per);
+  std::vector<FactRegion> regions;
+  for (size_t i = 0; i < slices; ++i) regions.push_back({columns, base + i * per, per, 0});
+  return regions;
+}
+
+// Closes the gaps the regions left, in place.
+void Compact(std::vector<FactRegion>& regions) {
+  if (regions.empty()) return;
+  size_t to = regions.front().base;
+  for (const FactRegion& r : regions) {
+    for (auto* c : r.columns) {
+      std::copy(c->begin() + static_cast<std::ptrdiff_t>(r.base),
+                c->begin() + static_cast<std::ptrdiff_t>(r.base + r.count),
+                c->begin() + static_cast<std::ptrdiff_t>(to));
     }
+    to += r.count;
   }
+  for (auto* c : regions.front().columns) c->resize(to);
 }
 
 void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) {
@@ -492,9 +497,16 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   const auto split = SplitThreads(target.threads, *kernel_rows, *api_rows);
   const size_t kernel_slices = split.first;
   const size_t api_slices = split.second;
-  std::vector<analysis::NsysEvents::Kernels> kernel_parts(kernel_slices);
-  std::vector<analysis::NsysEvents::Api> api_parts(api_slices);
-  std::vector<Status> results(kernel_slices + api_slices);
+  auto& ev = target.events;
+  std::vector<FactRegion> kernel_parts =
+      Regions({&ev.kernels.start, &ev.kernels.end, &ev.kernels.correlation, &ev.kernels.global_pid, &ev.kernels.name},
+              kernel_slices, kernel_slices == 0 ? 0 : SliceOf(*kernel_rows, kernel_slices, 0).max_rows);
+  std::vector<FactRegion> api_parts =
+      Regions({&ev.api.start, &ev.api.end, &ev.api.global_tid, &ev.api.correlation, &ev.api.name}, api_slices,
+              api_slices == 0 ? 0 : SliceOf(*api_rows, api_slices, 0).max_rows);
+  // One result per reader thread, then this thread's two; sized once, since the threads
+  // write into it while this thread works.
+  std::vector<Status> results(kernel_slices + api_slices + 2);
   std::vector<std::thread> readers;
   for (size_t i = 0; i < kernel_slices; ++i) {
     readers.emplace_back([&, i] {
@@ -507,8 +519,9 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
           Guarded([&] { return ReadApiCalls(ctx, SliceOf(*api_rows, api_slices, i), api_parts[i]); });
     });
   }
-  results.push_back(ReadMemops(ctx, *db, target.events.memops));
-  results.push_back(results.back().ok() ? ReadNvtx(ctx, *db, target.events.nvtx) : Status::Ok());
+  Status& memops = results[kernel_slices + api_slices];
+  memops = Guarded([&] { return ReadMemops(ctx, *db, target.events.memops); });
+  if (memops.ok()) results.back() = Guarded([&] { return ReadNvtx(ctx, *db, target.events.nvtx); });
   for (auto& t : readers) t.join();
   for (const Status& st : results) {
     if (!st.ok()) {
@@ -517,8 +530,8 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
       return e;
     }
   }
-  AppendParts(kernel_parts, target.events.kernels);
-  AppendParts(api_parts, target.events.api);
+  Compact(kernel_parts);
+  Compact(api_parts);
   ImportResult result;
   result.format_version = schema->version;
   result.rows_read = ctx.rows_read;
