@@ -333,10 +333,9 @@ Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysE
       return Status::Ok();
     });
   });
-  const Status gpu = Guarded([&] { return WriteNvtxGpuSummaries(db, db_lock, run_id, *data); });
+  Status gpu = Guarded([&] { return WriteNvtxGpuSummaries(db, db_lock, run_id, *data); });
   other.join();
-  KSCOPE_RETURN_IF_ERROR(by_name);
-  return gpu;
+  return by_name.ok() ? gpu : by_name;
 }
 
 }  // namespace kscope::analysis

@@ -2,7 +2,12 @@
 // import leaves it exactly as it was.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "analysis/nsys_events.h"
+#include "analysis/nsys_summaries.h"
 #include "import/import_files.h"
+#include "report/nsys_stats.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 
@@ -45,6 +50,35 @@ TEST(NsysImport, LlamaExportLandsWhole) {
   EXPECT_EQ(q->Text(1), "3.20.3");
   EXPECT_EQ(q->Int(2), 3778 + 10544 + 51 + 2);
   EXPECT_EQ(q->Int(3), 0);
+}
+
+// Every nsys report of a run, as CSV.
+std::vector<std::string> AllReportsCsv(store::Store& s, int64_t run) {
+  std::vector<std::string> out;
+  for (auto r : report::NsysReportNames()) {
+    auto t = report::BuildNsysReport(s, run, r);
+    std::ostringstream csv;
+    if (t.ok()) report::WriteCsv(*t, csv);
+    out.push_back(t.ok() ? csv.str() : t.error().Line());
+  }
+  return out;
+}
+
+// The stored events are complete: summaries derived again from the store, instead of from
+// what the import streamed, give every report exactly as before.
+TEST(NsysImport, SummariesFromStoredEventsEqualThoseOfTheImport) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {kData + "llama.sqlite"}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  const int64_t run = out->front().run_id;
+  const std::vector<std::string> before = AllReportsCsv(*s, run);
+  auto events = analysis::LoadNsysEvents(*s, run);
+  ASSERT_TRUE(events.ok()) << events.error().Line();
+  EXPECT_EQ(events->kernels.start.size(), 3778U);
+  EXPECT_EQ(events->api.start.size(), 10544U);
+  ASSERT_TRUE(analysis::MaterializeNsysSummaries(*s, run, *events).ok());
+  EXPECT_EQ(AllReportsCsv(*s, run), before);
 }
 
 TEST(NsysImport, KernelColumnsRoundTripFromTheExport) {
