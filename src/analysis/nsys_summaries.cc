@@ -219,7 +219,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
     int64_t end = INT64_MIN;
     std::vector<int64_t> correlations;
   };
-  std::unordered_map<int32_t, Projection> projections;
+  std::vector<Projection> projections(n.start.size());  // by NVTX row; empty when no GPU work
   std::vector<uint8_t> linked(n_kernels, 0);
   for (const LaunchLink& l : links) {
     if (l.op < n_kernels) {
@@ -227,7 +227,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
       add_kernel(l.op, a.global_tid[l.api], l.range);
     }
     if (l.range < 0) continue;
-    auto& p = projections[l.range];
+    auto& p = projections[static_cast<size_t>(l.range)];
     p.start = std::min(p.start, op_start(l.op));
     p.end = std::max(p.end, op_end(l.op));
     p.correlations.push_back(a.correlation[l.api]);
@@ -266,18 +266,19 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
   hold.unlock();
 
   // nvtx_gpu_proj_sum: children are the projected ranges whose parent is this range.
-  std::unordered_map<int64_t, int64_t> children;  // NVTX row -> projected children
-  for (const auto& [r, p] : projections) {
-    const int64_t parent = n.parent[static_cast<size_t>(r)];
-    if (parent != kNull) ++children[parent];
+  auto projected = [&](size_t row) { return !projections[row].correlations.empty(); };
+  std::vector<int64_t> children(n.start.size(), 0);  // by NVTX row: projected children
+  for (size_t row = 0; row < n.start.size(); ++row) {
+    if (projected(row) && n.parent[row] != kNull) ++children[static_cast<size_t>(n.parent[row])];
   }
   struct ProjGroup {
     std::vector<int64_t> durations;
     int64_t range_total = 0, ops = 0, level_sum = 0, levels = 0, children = 0;
   };
   std::map<std::pair<std::string, std::string>, ProjGroup> proj_groups;
-  for (auto& [r, p] : projections) {
-    const auto row = static_cast<size_t>(r);
+  for (size_t row = 0; row < n.start.size(); ++row) {
+    if (!projected(row)) continue;
+    auto& p = projections[row];
     auto& g = proj_groups[{d.tags[row], Style(n.event_type[row])}];
     g.durations.push_back(p.end - p.start);
     g.range_total += RangeEnd(d, row) - n.start[row];
@@ -286,7 +287,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
       g.level_sum += n.depth[row];
       ++g.levels;
     }
-    if (auto c = children.find(r); c != children.end()) g.children += c->second;
+    g.children += children[row];
   }
   hold.lock();
   auto pst = db.Prepare(
@@ -321,21 +322,27 @@ Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysE
   }
   auto data = Prepare(store, events);
   if (!data.ok()) return data.error();
-  // The per-name summaries and the NVTX-to-GPU ones are independent: compute them on two
-  // threads; the database is used under the lock only.
+  // The summaries are independent of one another: each is computed on its own thread, and
+  // the database is used under the lock only.
   std::mutex db_lock;
-  Status by_name;
-  std::thread other([&] {
-    by_name = Guarded([&]() -> Status {
-      for (auto* write : {&WriteKernelSummary, &WriteApiSummary, &WriteMemopSummary, &WriteNvtxSummary}) {
-        KSCOPE_RETURN_IF_ERROR((*write)(db, db_lock, run_id, *data));
-      }
+  using Writer = Status (*)(sql::Db&, std::mutex&, int64_t, const RunData&);
+  const std::vector<std::vector<Writer>> tasks = {
+      {&WriteNvtxGpuSummaries}, {&WriteApiSummary}, {&WriteKernelSummary, &WriteMemopSummary, &WriteNvtxSummary}};
+  std::vector<Status> results(tasks.size());
+  auto run = [&](size_t t) {
+    results[t] = Guarded([&]() -> Status {
+      for (Writer write : tasks[t]) KSCOPE_RETURN_IF_ERROR(write(db, db_lock, run_id, *data));
       return Status::Ok();
     });
-  });
-  Status gpu = Guarded([&] { return WriteNvtxGpuSummaries(db, db_lock, run_id, *data); });
-  other.join();
-  return by_name.ok() ? gpu : by_name;
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < tasks.size(); ++t) threads.emplace_back(run, t);
+  run(0);
+  for (auto& t : threads) t.join();
+  for (Status& st : results) {
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
 }
 
 }  // namespace kscope::analysis
