@@ -53,9 +53,11 @@ class FileContext {
   std::atomic<int64_t> rows_skipped{0};
 
   // Each reader thread reads through its own connection.
+  // A slice is one forward scan: a small page cache does, and keeps memory per thread low.
   Result<sql::Db> OpenExport() const {
     auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
     if (!db.ok()) return Error{path, "cannot open as an SQLite database", "check that it is an nsys SQLite export"};
+    (void)db->Exec("PRAGMA cache_size=-256");
     return db;
   }
 
