@@ -24,14 +24,19 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     return Error{store.db().path(), "cannot start a transaction: " + tx.error().what,
                  "is another kscope writing to this database?"};
   std::vector<FileOutcome> outcomes;
-  std::vector<std::pair<int64_t, analysis::NsysEvents>> runs;  // each run's events, for its summaries
+  // The current run's events, gathered over its files; its summaries are derived once its
+  // last file is in, and the events dropped before the next run starts.
+  analysis::NsysEvents events;
   int64_t run_id = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (i == 0 || options.run_per_file) {
+      if (i > 0) {
+        KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, events));
+        events = {};
+      }
       auto id = store.CreateRun(options.manifest);
       if (!id.ok()) return id.error();
       run_id = *id;
-      runs.emplace_back(run_id, analysis::NsysEvents{});
     }
     std::error_code ec;
     store::SourceFile file;
@@ -40,8 +45,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
-    auto result =
-        importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, runs.back().second, options.threads});
+    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, events, options.threads});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths[i];
@@ -52,10 +56,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
     outcomes.push_back({paths[i], run_id, result->rows_read, result->rows_skipped});
   }
-  for (auto& [id, events] : runs) {
-    KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, id, events));
-    events = {};  // give the memory back before the commit
-  }
+  if (!paths.empty()) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, events));
   if (auto st = tx->Commit(); !st.ok()) {
     return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
   }
