@@ -23,12 +23,17 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
       return;
     }
     report::Table t;
-    t.columns = {"Run", "Imported", "Label", "GPU", "Driver", "CUDA", "nsys", "Kernels", "API calls", "Command"};
-    auto opt = [](const std::optional<std::string>& s) { return s ? report::Cell{*s} : report::Cell{}; };
+    t.columns = {"Run",    "Imported", "Label", "Model",   "Dtype",     "Batch",   "Tokens", "GPU",
+                 "Driver", "CUDA",     "nsys",  "Kernels", "API calls", "Command", "Tags"};
+    auto text = [](const std::optional<std::string>& s) { return s ? report::Cell{*s} : report::Cell{}; };
+    auto number = [](const std::optional<int64_t>& v) { return v ? report::Cell{*v} : report::Cell{}; };
     for (const auto& r : *runs) {
-      t.rows.push_back({r.id, r.imported_at, opt(r.manifest.label), opt(r.manifest.gpu), opt(r.manifest.driver),
-                        opt(r.manifest.cuda_version), opt(r.manifest.nsys_version), r.kernels, r.api_calls,
-                        opt(r.manifest.command)});
+      std::string tags;
+      for (const auto& [k, v] : r.manifest.tags) tags += (tags.empty() ? "" : " ") + k + "=" + v;
+      t.rows.push_back({r.id, r.imported_at, text(r.manifest.label), text(r.manifest.model), text(r.manifest.dtype),
+                        number(r.manifest.batch), number(r.manifest.tokens), text(r.manifest.gpu),
+                        text(r.manifest.driver), text(r.manifest.cuda_version), text(r.manifest.nsys_version),
+                        r.kernels, r.api_calls, text(r.manifest.command), tags});
     }
     report::Write(t,
                   *format == "csv"    ? report::Format::kCsv

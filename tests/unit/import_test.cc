@@ -111,6 +111,35 @@ TEST(NsysImport, KernelColumnsRoundTripFromTheExport) {
   EXPECT_EQ(names->at(c[8][gemm]), "void tiled_gemm<(int)16>(int, const float *, const float *, float *)");
 }
 
+TEST(NsysImport, ManifestKeepsWhatTheUserSaysAndWhatTheExportSays) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  import::ImportOptions options;
+  options.manifest.label = "tiny";
+  options.manifest.model = "tiny_cuda";
+  options.manifest.dtype = "fp32";
+  options.manifest.batch = 1;
+  options.manifest.tokens = 0;
+  options.manifest.tags = {{"seed", "1"}, {"host", "h200"}};
+  auto out = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite"}, options);
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  auto runs = s->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1U);
+  const store::RunInfo& r = runs->front();
+  EXPECT_EQ(r.manifest.label, "tiny");
+  EXPECT_EQ(r.manifest.model, "tiny_cuda");
+  EXPECT_EQ(r.manifest.dtype, "fp32");
+  EXPECT_EQ(r.manifest.batch, 1);
+  EXPECT_EQ(r.manifest.tokens, 0);
+  EXPECT_EQ(r.manifest.tags, (std::map<std::string, std::string>{{"host", "h200"}, {"seed", "1"}}));
+  EXPECT_EQ(r.manifest.gpu, "NVIDIA H200");
+  EXPECT_EQ(r.manifest.command, "/tmp/dev/tiny_cuda");
+  EXPECT_EQ(r.kernels, 9);
+  EXPECT_EQ(r.api_calls, 32);
+  EXPECT_EQ(r.imported_at.size(), std::string("2026-11-22T04:30:12Z").size());
+}
+
 TEST(NsysImport, SeveralFilesMakeOneRunUnlessAskedOtherwise) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(s.ok());
