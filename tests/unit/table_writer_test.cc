@@ -14,12 +14,10 @@ namespace kscope::report {
 namespace {
 
 Table Awkward() {
-  Table t;
-  t.title = "t";
-  t.columns = {"Count", "Avg", "Name"};
-  t.rows.push_back({int64_t{3}, Round1(2.25), std::string("void k<(int)1, \"q\">(a, b)\n&<>")});
-  t.rows.push_back({Cell{}, Round1(-0.01), std::string("plain")});
-  return t;
+  const std::string awkward = "void k<(int)1, \"q\">(a, b)\n&<>";
+  return Table{"t",
+               {"Count", "Avg", "Name"},
+               {{Cell{int64_t{3}}, Cell{Round1(2.25)}, Cell{awkward}}, {Cell{}, Cell{Round1(-0.01)}, Cell{"plain"}}}};
 }
 
 TEST(TableWriters, CsvQuotesOnlyWhatNeedsIt) {

@@ -1,0 +1,54 @@
+#include "import/nsys/export_manifest.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+
+namespace kscope::import::nsys {
+
+void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) {
+  m.nsys_version = schema.product_version;
+  if (schema.HasTable("TARGET_INFO_GPU")) {
+    if (auto q = db.Prepare("SELECT DISTINCT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL ORDER BY id"); q.ok()) {
+      std::string gpus;
+      while (q->Step()) gpus += (gpus.empty() ? "" : ", ") + q->Text(0);
+      if (!gpus.empty()) m.gpu = gpus;
+    }
+  }
+  if (schema.HasTable("TARGET_INFO_SYSTEM_ENV")) {
+    if (auto q = db.Prepare(
+            "SELECT name, value FROM TARGET_INFO_SYSTEM_ENV WHERE name IN ('NvDriverVersion', 'CudaDriverVersion')");
+        q.ok()) {
+      while (q->Step()) {
+        const std::string name = q->Text(0);
+        const std::string value = q->Text(1);
+        if (name == "NvDriverVersion") m.driver = value;
+        if (name == "CudaDriverVersion") {
+          const int v = std::atoi(value.c_str());
+          if (v > 0) m.cuda_version = fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+        }
+      }
+    }
+  }
+  if (schema.HasTable("META_DATA_CAPTURE")) {
+    if (auto q = db.Prepare("SELECT name, value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND' OR name GLOB "
+                            "'PROCESS_0:ARGUMENT_[0-9]*'");
+        q.ok()) {
+      std::string command;
+      std::map<int, std::string> args;
+      while (q->Step()) {
+        const std::string name = q->Text(0);
+        if (name == "PROCESS_0:COMMAND") {
+          command = q->Text(1);
+        } else {
+          args[std::atoi(name.c_str() + std::string_view("PROCESS_0:ARGUMENT_").size())] = q->Text(1);
+        }
+      }
+      for (const auto& [i, a] : args) command += " " + a;
+      if (!command.empty()) m.command = command;
+    }
+  }
+}
+
+}  // namespace kscope::import::nsys
