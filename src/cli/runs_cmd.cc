@@ -29,7 +29,10 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
     auto number = [](const std::optional<int64_t>& v) { return v ? report::Cell{*v} : report::Cell{}; };
     for (const auto& r : *runs) {
       std::string tags;
-      for (const auto& [k, v] : r.manifest.tags) tags += (tags.empty() ? "" : " ") + k + "=" + v;
+      for (const auto& [k, v] : r.manifest.tags) {
+        if (!tags.empty()) tags += ' ';
+        tags.append(k).append("=").append(v);
+      }
       t.rows.push_back({r.id, r.imported_at, text(r.manifest.label), text(r.manifest.model), text(r.manifest.dtype),
                         number(r.manifest.batch), number(r.manifest.tokens), text(r.manifest.gpu),
                         text(r.manifest.driver), text(r.manifest.cuda_version), text(r.manifest.nsys_version),
