@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <unordered_map>
 
 #include "analysis/duration_stats.h"
@@ -22,14 +20,12 @@ namespace {
 
 using store::kNull;
 
-constexpr int64_t kNvtxPushPop = 59, kNvtxStartEnd = 60, kNvtxtPushPop = 70, kNvtxtStartEnd = 71;
-
 const char* Style(int64_t event_type) {
   switch (event_type) {
-    case kNvtxPushPop:
-    case kNvtxtPushPop: return "PushPop";
-    case kNvtxStartEnd:
-    case kNvtxtStartEnd: return "StartEnd";
+    case store::nvtx::kPushPop:
+    case store::nvtx::kNvtxtPushPop: return "PushPop";
+    case store::nvtx::kStartEnd:
+    case store::nvtx::kNvtxtStartEnd: return "StartEnd";
     default: return "Unknown";
   }
 }

@@ -23,6 +23,7 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
       return;
     }
     report::Table t;
+    t.title = "runs";
     t.columns = {"Run",    "Imported", "Label", "Model",   "Dtype",     "Batch",   "Tokens", "GPU",
                  "Driver", "CUDA",     "nsys",  "Kernels", "API calls", "Command", "Tags"};
     auto text = [](const std::optional<std::string>& s) { return s ? report::Cell{*s} : report::Cell{}; };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -72,8 +73,11 @@ enum Col : int {
 }
 // NVTX ranges, push/pop and start/end (NVTX_EVENTS).
 namespace nvtx {
+// event_type values: nsys's ENUM_NSYS_EVENT_TYPE (nvtx and nvtxt ranges; 75 names a domain).
+inline constexpr int64_t kPushPop = 59, kStartEnd = 60, kNvtxtPushPop = 70, kNvtxtStartEnd = 71;
+inline constexpr int64_t kDomainCreate = 75;
 enum Col : int { kStart, kEnd, kEventType, kDomain, kText, kGlobalTid, kEndGlobalTid, kParent, kDepth, kCount };
-}
+}  // namespace nvtx
 
 extern const StreamSpec kKernelStream;
 extern const StreamSpec kApiStream;

@@ -12,10 +12,7 @@ namespace kscope::import::nsys {
 
 namespace {
 using store::kNull;
-
-// NVTX event types (the export's ENUM_NSYS_EVENT_TYPE).
-constexpr int64_t kNvtxPushPop = 59, kNvtxStartEnd = 60, kNvtxtPushPop = 70, kNvtxtStartEnd = 71;
-constexpr int64_t kNvtxDomainCreate = 75;
+using store::nvtx::kDomainCreate;
 }  // namespace
 
 Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
@@ -193,10 +190,10 @@ Status ReadMemops(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Memops& f
 Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts) {
   if (!ctx.schema.nvtx_table) return Status::Ok();
   const std::string table = *ctx.schema.nvtx_table;
-  auto q =
-      ctx.Select(db, table, {"start", "end", "eventType", "domainId", "text", "textId", "globalTid", "endGlobalTid"},
-                 fmt::format("WHERE eventType IN ({},{},{},{},{}) ORDER BY start", kNvtxPushPop, kNvtxStartEnd,
-                             kNvtxtPushPop, kNvtxtStartEnd, kNvtxDomainCreate));
+  auto q = ctx.Select(
+      db, table, {"start", "end", "eventType", "domainId", "text", "textId", "globalTid", "endGlobalTid"},
+      fmt::format("WHERE eventType IN ({},{},{},{},{}) ORDER BY start", store::nvtx::kPushPop, store::nvtx::kStartEnd,
+                  store::nvtx::kNvtxtPushPop, store::nvtx::kNvtxtStartEnd, kDomainCreate));
   if (!q.ok()) return q.error();
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
   // A range's text is its registered string, else its own text, else empty.
@@ -214,7 +211,7 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
     const int64_t rowid = q->Int(0);
     const int64_t type = Value(*q, 3);
     const int64_t pid_bits = (q->IsNull(7) ? 0 : q->Int(7)) & 0x0000FFFFFF000000LL;
-    if (type == kNvtxDomainCreate) {
+    if (type == kDomainCreate) {
       auto name = text_of(*q);
       if (!name.ok()) return name.error();
       domains.try_emplace({Value(*q, 4), pid_bits}, *name);
