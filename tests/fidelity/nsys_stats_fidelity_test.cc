@@ -2,21 +2,16 @@
 // for the same export: same rows, order and values. The expected files are nsys's own.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
+#include "test_support.h"
 
 namespace kscope {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::NsysData;
+using testing::ReadFile;
+using testing::ReportCsv;
 
 struct Case {
   std::string export_name;
@@ -28,20 +23,15 @@ class NsysStatsFidelity : public ::testing::TestWithParam<Case> {};
 
 TEST_P(NsysStatsFidelity, CsvEqualsNsysStats) {
   const Case& c = GetParam();
-  const std::string dir = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/";
   auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(store.ok()) << store.error().Line();
   import::ImportOptions options;
   options.threads = c.threads;
-  auto imported = import::ImportFiles(*store, {dir + c.export_name + ".sqlite"}, options);
+  auto imported = import::ImportFiles(*store, {NsysData(c.export_name + ".sqlite")}, options);
   ASSERT_TRUE(imported.ok()) << imported.error().Line();
-  auto table = report::BuildNsysReport(*store, imported->front().run_id, c.report);
-  ASSERT_TRUE(table.ok()) << table.error().Line();
-  std::ostringstream csv;
-  report::WriteCsv(*table, csv);
-  const std::string expected = ReadFile(dir + "expected/" + c.export_name + "/" + c.report + ".csv");
+  const std::string expected = ReadFile(NsysData("expected/" + c.export_name + "/" + c.report + ".csv"));
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(csv.str(), expected);
+  EXPECT_EQ(ReportCsv(*store, imported->front().run_id, c.report), expected);
 }
 
 std::vector<Case> AllCases() {

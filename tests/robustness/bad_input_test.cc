@@ -14,6 +14,7 @@
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
 #include "store/store.h"
+#include "test_support.h"
 #include "util/sqlite.h"
 
 namespace kscope {
@@ -21,12 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kTiny = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/tiny_cuda.sqlite";
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+const std::string kTiny = testing::NsysData("tiny_cuda.sqlite");
+using testing::ReadFile;
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -51,6 +48,15 @@ int64_t RootPage(const std::string& path, const std::string& table) {
   return q->Step() ? q->Int(0) : -1;
 }
 
+// Overwrites the 4 KiB root page of `table` in `path` with garbage; returns the page number.
+int64_t FillRootPage(const std::string& path, const std::string& table) {
+  const int64_t page = RootPage(path, table);
+  std::string bytes = ReadFile(path);
+  bytes.replace(static_cast<size_t>(page - 1) * 4096, 4096, std::string(4096, '\xa5'));
+  WriteBytes(path, bytes);
+  return page;
+}
+
 class BadInput : public ::testing::Test {
  protected:
   // A file-backed store with one good run, closed so that its file holds everything.
@@ -67,7 +73,7 @@ class BadInput : public ::testing::Test {
       auto out = import::ImportFiles(*s, {kTiny}, {});
       ASSERT_TRUE(out.ok()) << out.error().Line();
     }
-    before_ = ReadBytes(db_);
+    before_ = ReadFile(db_);
     ASSERT_GT(before_.size(), 0U);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -91,7 +97,7 @@ class BadInput : public ::testing::Test {
       EXPECT_EQ(out.error().Line(), line);
     }
     EXPECT_FALSE(fs::exists(db_ + "-wal"));
-    const std::string after = ReadBytes(db_);
+    const std::string after = ReadFile(db_);
     EXPECT_EQ(after.size(), before_.size());
     EXPECT_TRUE(after == before_) << "the store's file changed";
   }
@@ -103,7 +109,7 @@ class BadInput : public ::testing::Test {
 
 TEST_F(BadInput, TruncatedAtHalf) {
   const std::string p = Path("half.sqlite");
-  const std::string tiny = ReadBytes(kTiny);
+  const std::string tiny = ReadFile(kTiny);
   ASSERT_EQ(tiny.size(), 356352U);
   WriteBytes(p, tiny.substr(0, tiny.size() / 2));
   ExpectRejected(p, "kscope: error: " + p +
@@ -113,7 +119,7 @@ TEST_F(BadInput, TruncatedAtHalf) {
 
 TEST_F(BadInput, TruncatedInsideTheHeader) {
   const std::string p = Path("header.sqlite");
-  WriteBytes(p, ReadBytes(kTiny).substr(0, 50));
+  WriteBytes(p, ReadFile(kTiny).substr(0, 50));
   ExpectRejected(p,
                  "kscope: error: " + p +
                      ": truncated: 50 bytes, shorter than the 100-byte SQLite header; copy or export the file again");
@@ -131,11 +137,7 @@ TEST_F(BadInput, EmptyFile) {
 // halfway through the import, after kernel chunks were written, and all of it rolls back.
 TEST_F(BadInput, CorruptPageInTheMiddle) {
   const std::string p = CopyOfTiny("corrupt.sqlite");
-  const int64_t page = RootPage(p, "CUPTI_ACTIVITY_KIND_RUNTIME");
-  ASSERT_EQ(page, 25);
-  std::string bytes = ReadBytes(p);
-  bytes.replace(static_cast<size_t>(page - 1) * 4096, 4096, std::string(4096, '\xa5'));
-  WriteBytes(p, bytes);
+  ASSERT_EQ(FillRootPage(p, "CUPTI_ACTIVITY_KIND_RUNTIME"), 25);
   ExpectRejected(p, "kscope: error: " + p +
                         ": corrupt SQLite file while reading CUPTI_ACTIVITY_KIND_RUNTIME (database disk image is "
                         "malformed); copy or export it again");
@@ -143,11 +145,7 @@ TEST_F(BadInput, CorruptPageInTheMiddle) {
 
 TEST_F(BadInput, CorruptStringTable) {
   const std::string p = CopyOfTiny("corrupt_strings.sqlite");
-  const int64_t page = RootPage(p, "StringIds");
-  ASSERT_EQ(page, 2);
-  std::string bytes = ReadBytes(p);
-  bytes.replace(static_cast<size_t>(page - 1) * 4096, 4096, std::string(4096, '\xa5'));
-  WriteBytes(p, bytes);
+  ASSERT_EQ(FillRootPage(p, "StringIds"), 2);
   ExpectRejected(p, "kscope: error: " + p +
                         ": corrupt SQLite file while reading StringIds (database disk image is malformed); copy or "
                         "export it again");

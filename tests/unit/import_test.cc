@@ -2,19 +2,18 @@
 // import leaves it exactly as it was.
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "analysis/nsys_events.h"
 #include "analysis/nsys_summaries.h"
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
+#include "test_support.h"
 
 namespace kscope {
 namespace {
 
-const std::string kData = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/";
+const std::string kData = testing::NsysData("");
 
 int64_t Count(store::Store& s, const std::string& sql) {
   auto q = s.db().Prepare(sql);
@@ -55,12 +54,7 @@ TEST(NsysImport, LlamaExportLandsWhole) {
 // Every nsys report of a run, as CSV.
 std::vector<std::string> AllReportsCsv(store::Store& s, int64_t run) {
   std::vector<std::string> out;
-  for (auto r : report::NsysReportNames()) {
-    auto t = report::BuildNsysReport(s, run, r);
-    std::ostringstream csv;
-    if (t.ok()) report::WriteCsv(*t, csv);
-    out.push_back(t.ok() ? csv.str() : t.error().Line());
-  }
+  for (auto r : report::NsysReportNames()) out.push_back(testing::ReportCsv(s, run, r));
   return out;
 }
 

@@ -5,29 +5,21 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "import/import_files.h"
-#include "report/nsys_stats.h"
+#include "test_support.h"
 
 namespace kscope {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kData = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::NsysData;
+using testing::ReadFile;
 
 // A copy of tiny_cuda.sqlite changed by `sql`.
 std::string ModifiedTiny(const std::string& name, const std::string& sql) {
   const fs::path p = fs::temp_directory_path() / ("kscope_nvtx_" + name + "_" + std::to_string(getpid()) + ".sqlite");
-  fs::copy_file(kData + "tiny_cuda.sqlite", p, fs::copy_options::overwrite_existing);
+  fs::copy_file(NsysData("tiny_cuda.sqlite"), p, fs::copy_options::overwrite_existing);
   fs::permissions(p, fs::perms::owner_write, fs::perm_options::add);
   auto db = sql::Db::Open(p.string(), sql::OpenMode::kReadWrite);
   EXPECT_TRUE(db.ok());
@@ -39,11 +31,7 @@ std::string ReportCsv(const std::string& file, const std::string& report) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   auto out = import::ImportFiles(*s, {file}, {});
   if (!out.ok()) return out.error().Line();
-  auto t = report::BuildNsysReport(*s, out->front().run_id, report);
-  if (!t.ok()) return t.error().Line();
-  std::ostringstream csv;
-  report::WriteCsv(*t, csv);
-  return csv.str();
+  return testing::ReportCsv(*s, out->front().run_id, report);
 }
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
@@ -55,7 +43,7 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 TEST(NvtxVariants, VersionedNvtxTableIsRead) {
   const std::string file = ModifiedTiny("v2", "ALTER TABLE NVTX_EVENTS RENAME TO NVTX_EVENTS_V2");
   for (const char* r : {"nvtx_sum", "nvtx_kern_sum", "nvtx_gpu_proj_sum"}) {
-    EXPECT_EQ(ReportCsv(file, r), ReadFile(kData + "expected/tiny_cuda/" + r + ".csv")) << r;
+    EXPECT_EQ(ReportCsv(file, r), ReadFile(NsysData(std::string("expected/tiny_cuda/") + r + ".csv"))) << r;
   }
   fs::remove(file);
 }
@@ -64,7 +52,8 @@ TEST(NvtxVariants, StartEndRangesProjectLikePushPopOnesWithTheirStyle) {
   // 59 NvtxPushPopRange -> 60 NvtxStartEndRange, closed on the thread that opened them.
   const std::string file = ModifiedTiny("startend", "UPDATE NVTX_EVENTS SET eventType = 60 WHERE eventType = 59");
   for (const char* r : {"nvtx_sum", "nvtx_kern_sum", "nvtx_gpu_proj_sum"}) {
-    const std::string expected = Replace(ReadFile(kData + "expected/tiny_cuda/" + r + ".csv"), "PushPop", "StartEnd");
+    const std::string expected =
+        Replace(ReadFile(NsysData(std::string("expected/tiny_cuda/") + r + ".csv")), "PushPop", "StartEnd");
     EXPECT_EQ(ReportCsv(file, r), expected) << r;
   }
   fs::remove(file);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "store/schema.h"
+#include "test_support.h"
 
 namespace kscope::store {
 namespace {
@@ -52,7 +53,7 @@ TEST_F(StoreTest, RefusesOtherSchemaVersions) {
 }
 
 TEST_F(StoreTest, RefusesADatabaseThatIsNotKscopes) {
-  const std::string path = std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/tiny_cuda.sqlite";
+  const std::string path = testing::NsysData("tiny_cuda.sqlite");
   auto s = Store::Open(path, sql::OpenMode::kReadOnly);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().what, "not a kscope database (it has no kscope_meta table)");

@@ -9,6 +9,7 @@
 #include "report/nsys_numbers.h"
 #include "report/nsys_stats.h"
 #include "report/table.h"
+#include "test_support.h"
 
 namespace kscope::report {
 namespace {
@@ -40,7 +41,7 @@ TEST(TableWriters, JsonParsesBackWithTypedValues) {
 TEST(TableWriters, JsonOfARealReportCarriesTheCsvValues) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(s.ok());
-  auto run = import::ImportFiles(*s, {std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/llama.sqlite"}, {});
+  auto run = import::ImportFiles(*s, {kscope::testing::NsysData("llama.sqlite")}, {});
   ASSERT_TRUE(run.ok());
   auto t = BuildNsysReport(*s, run->front().run_id, "cuda_gpu_kern_sum");
   ASSERT_TRUE(t.ok());
