@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/duration_stats.h"
 #include "analysis/launch_links.h"
@@ -47,6 +47,15 @@ void BindStats(sql::Stmt& st, int first, const DurationStats& s) {
       .Bind(first + 6, s.stddev);
 }
 
+// Durations (end - start) grouped by an id column (a kernel's or API function's name).
+std::unordered_map<int64_t, std::vector<int64_t>> DurationsById(const std::vector<int64_t>& start,
+                                                                const std::vector<int64_t>& end,
+                                                                const std::vector<int64_t>& id) {
+  std::unordered_map<int64_t, std::vector<int64_t>> by_id;
+  for (size_t i = 0; i < start.size(); ++i) by_id[id[i]].push_back(end[i] - start[i]);
+  return by_id;
+}
+
 // The events plus what the summaries derive from them once: strings and NVTX tags.
 struct RunData {
   const NsysEvents& e;
@@ -57,7 +66,7 @@ struct RunData {
 
 Result<RunData> Prepare(store::Store& store, const NsysEvents& e) {
   RunData d{e, {}, {}, 0};
-  std::set<int64_t> distinct;
+  std::unordered_set<int64_t> distinct;
   distinct.insert(e.api.name.begin(), e.api.name.end());
   distinct.insert(e.memops.operation.begin(), e.memops.operation.end());
   distinct.insert(e.nvtx.domain.begin(), e.nvtx.domain.end());
@@ -77,9 +86,7 @@ Result<RunData> Prepare(store::Store& store, const NsysEvents& e) {
 int64_t RangeEnd(const RunData& d, size_t i) { return d.e.nvtx.end[i] == kNull ? d.nvtx_max_ts : d.e.nvtx.end[i]; }
 
 Status WriteKernelSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
-  std::unordered_map<int64_t, std::vector<int64_t>> by_name;
-  const auto& k = d.e.kernels;
-  for (size_t i = 0; i < k.start.size(); ++i) by_name[k.name[i]].push_back(k.end[i] - k.start[i]);
+  auto by_name = DurationsById(d.e.kernels.start, d.e.kernels.end, d.e.kernels.name);
   const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO kernel_summary(run_id, name_id, n, total, mean, median, min, max, stddev) "
@@ -94,9 +101,7 @@ Status WriteKernelSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, cons
 }
 
 Status WriteApiSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
-  std::unordered_map<int64_t, std::vector<int64_t>> by_name;
-  const auto& a = d.e.api;
-  for (size_t i = 0; i < a.start.size(); ++i) by_name[a.name[i]].push_back(a.end[i] - a.start[i]);
+  auto by_name = DurationsById(d.e.api.start, d.e.api.end, d.e.api.name);
   const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO api_summary(run_id, name_id, name, n, total, mean, median, min, max, stddev) "
