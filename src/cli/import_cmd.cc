@@ -17,6 +17,7 @@ struct ImportArgs {
   std::vector<std::string> tags;
   bool run_per_file = false;
   size_t threads = 0;
+  int64_t into_run = 0;
 };
 
 Result<store::Manifest> ToManifest(const ImportArgs& a) {
@@ -38,8 +39,12 @@ Result<store::Manifest> ToManifest(const ImportArgs& a) {
 
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto args = std::make_shared<ImportArgs>();
-  CLI::App* cmd = app.add_subcommand("import", "Import nsys SQLite exports into the kscope database");
-  cmd->add_option("files", args->files, "nsys SQLite exports (nsys export --type sqlite)")->required();
+  CLI::App* cmd = app.add_subcommand("import", "Import nsys SQLite exports and ncu results into the kscope database");
+  cmd->add_option("files", args->files,
+                  "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read with the installed "
+                  "ncu) or their CSV pages (ncu --import R --page raw|details --csv)")
+      ->required();
+  cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   cmd->add_option("--label", args->label, "a name for the run");
   cmd->add_option("--model", args->model, "manifest: model name");
   cmd->add_option("--dtype", args->dtype, "manifest: compute dtype, e.g. bf16");
@@ -60,7 +65,12 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       return;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto outcomes = import::ImportFiles(*store, args->files, {*manifest, args->run_per_file, args->threads});
+    import::ImportOptions options;
+    options.manifest = *manifest;
+    options.run_per_file = args->run_per_file;
+    options.threads = args->threads;
+    options.into_run = args->into_run;
+    auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());
       return;

@@ -15,7 +15,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   // Pick every importer before writing anything: a wrong file fails the whole call early.
   std::vector<std::unique_ptr<Importer>> importers;
   for (const auto& p : paths) {
-    auto imp = ImporterFor(p);
+    auto imp = ImporterFor(p, options.ncu);
     if (!imp.ok()) return imp.error();
     importers.push_back(std::move(imp).value());
   }
@@ -28,15 +28,34 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   // last file is in, and the events dropped before the next run starts.
   analysis::NsysEvents events;
   int64_t run_id = 0;
+  bool run_has_nsys = false;  // an nsys export went into the current run in this call
+  auto finish_run = [&]() -> Status {
+    if (run_has_nsys) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, events));
+    events = {};
+    run_has_nsys = false;
+    return Status::Ok();
+  };
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (i == 0 || options.run_per_file) {
-      if (i > 0) {
-        KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, events));
-        events = {};
-      }
+    if (i == 0 && options.into_run != 0) {
+      auto run = store.GetRun(options.into_run);
+      if (!run.ok()) return run.error();
+      run_id = options.into_run;
+    } else if (i == 0 || options.run_per_file) {
+      KSCOPE_RETURN_IF_ERROR(finish_run());
       auto id = store.CreateRun(options.manifest);
       if (!id.ok()) return id.error();
       run_id = *id;
+    }
+    if (importers[i]->format() == "nsys-sqlite" && !run_has_nsys) {
+      // The files of one call may share a run (their events are summarized together); an
+      // earlier call's run already has its summaries.
+      auto existing = store.StreamRows(run_id, "kernel");
+      if (!existing.ok()) return existing.error();
+      if (*existing > 0) {
+        return Error{paths[i], "run " + std::to_string(run_id) + " already has an nsys export",
+                     "import the nsys exports of one run in one call"};
+      }
+      run_has_nsys = true;
     }
     std::error_code ec;
     store::SourceFile file;
@@ -56,7 +75,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
     outcomes.push_back({paths[i], run_id, result->rows_read, result->rows_skipped});
   }
-  if (!paths.empty()) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, events));
+  KSCOPE_RETURN_IF_ERROR(finish_run());
   if (auto st = tx->Commit(); !st.ok()) {
     return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
   }

@@ -3,18 +3,22 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "capture/ncu_tool.h"
 #include "store/store.h"
 #include "util/status.h"
 
 namespace kscope::import {
 
 struct ImportOptions {
-  store::Manifest manifest;   // what the user says about the run
-  bool run_per_file = false;  // one run per file instead of one run for all
-  size_t threads = 0;         // reader threads per file; 0: one per core
+  store::Manifest manifest;               // what the user says about the run
+  bool run_per_file = false;              // one run per file instead of one run for all
+  size_t threads = 0;                     // reader threads per file; 0: one per core
+  int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
+  std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
 };
 
 struct FileOutcome {

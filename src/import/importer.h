@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/nsys_events.h"
+#include "capture/ncu_tool.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -39,7 +40,8 @@ class Importer {
   virtual Result<ImportResult> Import(const std::string& path, const ImportTarget& target) = 0;
 };
 
-// Picks the importer for `path` from its first bytes, or explains why none fits.
-Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path);
+// Picks the importer for `path` from its first bytes, or explains why none fits. Reports
+// (.ncu-rep) are read through `ncu`; when null, the installed ncu is looked for.
+Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu = nullptr);
 
 }  // namespace kscope::import

@@ -4,13 +4,37 @@
 #include <fstream>
 
 #include "import/importer.h"
+#include "import/ncu/details_csv_importer.h"
+#include "import/ncu/raw_csv_importer.h"
+#include "import/ncu/report_importer.h"
 #include "import/nsys/nsys_sqlite_importer.h"
 
 namespace kscope::import {
 
 namespace fs = std::filesystem;
 
-Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path) {
+namespace {
+
+enum class NcuPage { kNone, kRaw, kDetails };
+
+// An ncu CSV page starts (after any ==PROF== lines of ncu's log) with a header row whose
+// first column is "ID".
+NcuPage SniffNcuCsv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  for (int i = 0; i < 64 && std::getline(in, line); ++i) {
+    if (line.rfind("==", 0) == 0) continue;
+    if (line.rfind("\"ID\",", 0) != 0) return NcuPage::kNone;
+    const bool details =
+        line.find("\"Section Name\"") != std::string::npos && line.find("\"Metric Name\"") != std::string::npos;
+    return details ? NcuPage::kDetails : NcuPage::kRaw;
+  }
+  return NcuPage::kNone;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Error{path, "no such file", "check the path"};
   if (fs::is_directory(path, ec)) return Error{path, "is a directory, not a file", "name the export file itself"};
@@ -28,12 +52,36 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path) {
   if (in.gcount() == 16 && std::memcmp(head.data(), "SQLite format 3\0", 16) == 0) {
     return std::unique_ptr<Importer>(std::make_unique<nsys::NsysSqliteImporter>());
   }
+  if (in.gcount() >= 4 && std::memcmp(head.data(), "NVR\0", 4) == 0) {
+    if (!ncu) {
+      auto found = capture::FindNcu();
+      if (!found) {
+        return Error{path, "an Nsight Compute report, and no ncu was found to read it",
+                     "install Nsight Compute or set KSCOPE_NCU, or import its pages: ncu --import " + path +
+                         " --page raw --csv > raw.csv"};
+      }
+      ncu = std::make_shared<capture::NcuBinary>(*found);
+    }
+    return std::unique_ptr<Importer>(std::make_unique<ncu::NcuReportImporter>(std::move(ncu)));
+  }
+  if (in.gcount() >= 6 && std::memcmp(head.data(),
+                                      "\xFD"
+                                      "7zXZ",
+                                      5) == 0) {
+    return Error{path, "an xz-compressed file", "decompress it first: xz -dk " + path};
+  }
+  switch (SniffNcuCsv(path)) {
+    case NcuPage::kRaw: return std::unique_ptr<Importer>(std::make_unique<ncu::NcuRawCsvImporter>());
+    case NcuPage::kDetails: return std::unique_ptr<Importer>(std::make_unique<ncu::NcuDetailsCsvImporter>());
+    case NcuPage::kNone: break;
+  }
   if (fs::path(path).extension() == ".nsys-rep" || fs::path(path).extension() == ".qdrep") {
     return Error{path, "an nsys report file, not its SQLite export",
                  "export it first: nsys export --type sqlite -o FILE.sqlite " + path};
   }
-  return Error{path, "not a format kscope imports (expected an nsys SQLite export)",
-               "export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"};
+  return Error{path, "not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages)",
+               "export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu --import "
+               "REPORT.ncu-rep --page raw --csv > FILE.csv"};
 }
 
 }  // namespace kscope::import

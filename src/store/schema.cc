@@ -160,6 +160,57 @@ CREATE TABLE nvtx_projection_summary (
   children_mean REAL NOT NULL,        -- mean number of child ranges that have GPU operations
   PRIMARY KEY (run_id, range, style)
 ) WITHOUT ROWID;
+
+-- One kernel launch profiled by Nsight Compute (one ncu result). Launches from the raw and
+-- the details page of one report merge into one row (same ncu id, process, name and shape).
+CREATE TABLE ncu_launch (
+  run_id       INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  id           INTEGER NOT NULL,  -- launch number within the run (0, 1, ...), shown as ID
+  source_id    INTEGER NOT NULL REFERENCES source_file(id),  -- first file that had it
+  ncu_id       INTEGER NOT NULL,  -- ncu's own result ID within its report
+  pid          INTEGER,           -- process ID
+  process      TEXT,              -- process name
+  host         TEXT,              -- host name
+  name_id      INTEGER NOT NULL REFERENCES string(id),  -- kernel name as ncu printed it
+  context      INTEGER,
+  stream       INTEGER,
+  device       INTEGER,
+  cc           TEXT,              -- compute capability, e.g. '9.0'
+  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,     -- grid size in blocks
+  block_x INTEGER, block_y INTEGER, block_z INTEGER,  -- block size in threads
+  nvtx         TEXT,              -- ncu's NVTX columns (push/pop and start/end), ' | '-joined
+  kernel_index INTEGER,           -- the same launch in the run's nsys kernel stream (row
+                                  -- number), NULL when the run has no nsys data or no match
+  PRIMARY KEY (run_id, id)
+) WITHOUT ROWID;
+
+-- Every metric of every profiled launch, in base units (byte, ns, hz, byte/s, %, cycle,
+-- ...: ncu's own base units, with decimal prefixes undone: 1 Kbyte = 1000 bytes).
+CREATE TABLE ncu_metric (
+  run_id    INTEGER NOT NULL,
+  launch_id INTEGER NOT NULL,  -- ncu_launch.id
+  metric_id INTEGER NOT NULL REFERENCES string(id),  -- ncu metric name, e.g. 'gpu__time_duration.sum'
+  value     REAL,              -- numeric value in `unit`; NULL when the value is text
+  text      TEXT,              -- the value as printed when it is not a number ('PolicySpread', 'n/a')
+  unit      TEXT NOT NULL,     -- base unit; '' for counts without a unit
+  precise   INTEGER NOT NULL,  -- 1: from the raw page (6 decimals), 0: from the details page (rounded)
+  PRIMARY KEY (run_id, launch_id, metric_id),
+  FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+-- ncu's rule findings for a launch (details page): the guided-analysis advice.
+CREATE TABLE ncu_rule (
+  run_id       INTEGER NOT NULL,
+  launch_id    INTEGER NOT NULL,
+  section      TEXT NOT NULL,  -- section identifier, e.g. 'SpeedOfLight'
+  rule         TEXT NOT NULL,  -- rule name, e.g. 'SOLBottleneck'
+  type         TEXT NOT NULL,  -- 'OPT' (an optimization), 'INF' (information), 'WRN', 'ERR'
+  description  TEXT NOT NULL,
+  speedup_type TEXT,           -- 'local' or 'global', when ncu estimates a speedup
+  speedup      REAL,           -- estimated speedup in percent
+  FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
+);
+CREATE INDEX ncu_rule_launch ON ncu_rule(run_id, launch_id);
 )sql";
 }
 

@@ -161,8 +161,9 @@ TEST_F(BadInput, CsvFile) {
   const std::string p = Path("kernels.csv");
   WriteBytes(p, "Time (%),Total Time (ns),Instances,Name\n64.7,506297,8,saxpy\n");
   ExpectRejected(p, "kscope: error: " + p +
-                        ": not a format kscope imports (expected an nsys SQLite export); export one with: nsys export "
-                        "--type sqlite -o FILE.sqlite REPORT.nsys-rep");
+                        ": not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages); export "
+                        "one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu --import "
+                        "REPORT.ncu-rep --page raw --csv > FILE.csv");
 }
 
 TEST_F(BadInput, RandomBinary) {
@@ -172,8 +173,9 @@ TEST_F(BadInput, RandomBinary) {
   for (char& c : bytes) c = static_cast<char>(gen() & 0xff);
   WriteBytes(p, bytes);
   ExpectRejected(p, "kscope: error: " + p +
-                        ": not a format kscope imports (expected an nsys SQLite export); export one with: nsys export "
-                        "--type sqlite -o FILE.sqlite REPORT.nsys-rep");
+                        ": not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages); export "
+                        "one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu --import "
+                        "REPORT.ncu-rep --page raw --csv > FILE.csv");
 }
 
 TEST_F(BadInput, SqliteDatabaseThatIsNotAnExport) {
