@@ -17,6 +17,7 @@ struct GlobalOptions {
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterStats(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterSchema(CLI::App& app, int& exit_code);
 
 // Prints an error as kscope's one line on stderr and returns the exit code for it.

@@ -26,6 +26,7 @@ int Run(int argc, char** argv) {
   kscope::cli::RegisterImport(app, global, exit_code);
   kscope::cli::RegisterStats(app, global, exit_code);
   kscope::cli::RegisterRuns(app, global, exit_code);
+  kscope::cli::RegisterKernels(app, global, exit_code);
   kscope::cli::RegisterSchema(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,28 @@
+// Kernel name identity: demangled name, base name, family key and library.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kscope::analysis {
+
+enum class KernelLibrary { kCublas, kCutlass, kCudnn, kFlashAttention, kTriton, kAten, kNccl, kUser };
+std::string_view LibraryName(KernelLibrary library);
+
+struct KernelFeature {
+  std::string key;
+  std::string value;
+};
+
+struct KernelIdentity {
+  std::string demangled;
+  std::string base;
+  std::string family;
+  KernelLibrary library = KernelLibrary::kUser;
+  std::vector<KernelFeature> features;
+};
+
+KernelIdentity IdentifyKernel(std::string_view name);
+
+}  // namespace kscope::analysis

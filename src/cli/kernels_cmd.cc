@@ -1,0 +1,78 @@
+// kscope kernels RUN and kscope kernel RUN NAME|ID: the profiled kernels of a run (ncu data),
+// and one kernel with all its evidence and advice.
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/config.h"
+#include "report/kernel_reports.h"
+
+namespace kscope::cli {
+
+namespace {
+
+struct KernelsArgs {
+  int64_t run = 0;
+  std::string which, format = "table", config;
+};
+
+report::Format ParseFormat(const std::string& f) {
+  return f == "csv" ? report::Format::kCsv : f == "json" ? report::Format::kJson : report::Format::kTable;
+}
+
+void WriteTables(const std::vector<report::Table>& tables, report::Format format) {
+  if (format == report::Format::kJson) {  // one JSON document: an array of the tables
+    std::cout << "[";
+    for (size_t i = 0; i < tables.size(); ++i) {
+      std::ostringstream one;
+      report::WriteJson(tables[i], one);
+      std::string text = one.str();
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      std::cout << (i > 0 ? ",\n" : "") << text;
+    }
+    std::cout << "]\n";
+    return;
+  }
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (i > 0) std::cout << "\n";
+    report::Write(tables[i], format, std::cout);
+  }
+}
+
+int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
+  auto config = LoadConfig(a.config);
+  if (!config.ok()) return Fail(config.error());
+  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  if (!store.ok()) return Fail(store.error());
+  if (!one) {
+    auto table = report::KernelsTable(*store, a.run, config->classify);
+    if (!table.ok()) return Fail(table.error());
+    WriteTables({*table}, ParseFormat(a.format));
+    return 0;
+  }
+  auto tables = report::KernelDetailTables(*store, a.run, a.which, config->classify);
+  if (!tables.ok()) return Fail(tables.error());
+  WriteTables(*tables, ParseFormat(a.format));
+  return 0;
+}
+
+}  // namespace
+
+void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto list = std::make_shared<KernelsArgs>();
+  CLI::App* cmd = app.add_subcommand("kernels", "Profiled kernels of a run by GPU time, with class and roofline");
+  cmd->add_option("run", list->run, "run id (kscope runs)")->required();
+  cmd->add_option("--format,-f", list->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_option("--config", list->config, "configuration file (YAML; classify.* thresholds)");
+  cmd->callback([list, &global, &exit_code] { exit_code = Run(*list, global, false); });
+
+  auto detail = std::make_shared<KernelsArgs>();
+  CLI::App* one = app.add_subcommand("kernel", "One profiled kernel: evidence, roofline, sections, advice");
+  one->add_option("run", detail->run, "run id (kscope runs)")->required();
+  one->add_option("kernel", detail->which, "the kernel's ID in `kscope kernels`, or part of its name")->required();
+  one->add_option("--format,-f", detail->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+  one->add_option("--config", detail->config, "configuration file (YAML; classify.* thresholds)");
+  one->callback([detail, &global, &exit_code] { exit_code = Run(*detail, global, true); });
+}
+
+}  // namespace kscope::cli

@@ -1,0 +1,201 @@
+#include "report/kernel_reports.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "analysis/kernel_names.h"
+#include "analysis/ncu_kernel_sections.h"
+#include "analysis/roofline.h"
+#include "report/ncu_numbers.h"
+
+namespace kscope::report {
+
+namespace {
+
+using analysis::KernelGroup;
+using analysis::NcuLaunch;
+
+struct KernelRow {
+  const KernelGroup* group;
+  const NcuLaunch* first;
+  double gpu_ns = 0;  // summed duration of the profiled launches
+};
+
+Decimal Num(double v, int decimals) { return {v, fmt::format("{:.{}f}", v, decimals)}; }
+
+// The precision that did the most work relative to its peak: where the kernel sits.
+const analysis::RooflinePoint* MainPoint(const analysis::Roofline& r) {
+  const analysis::RooflinePoint* best = nullptr;
+  for (const auto& p : r.points) {
+    if (p.achieved_flops > 0 && (best == nullptr || p.PercentOfPeak() > best->PercentOfPeak())) best = &p;
+  }
+  return best;
+}
+
+Result<std::pair<std::vector<NcuLaunch>, std::vector<KernelGroup>>> Load(store::Store& store, int64_t run_id) {
+  auto launches = analysis::LoadNcuLaunches(store, run_id);
+  if (!launches.ok()) return launches.error();
+  if (launches->empty()) {
+    return Error{
+        "run " + std::to_string(run_id), "has no ncu results",
+        "import its ncu report or raw page into it: kscope import --run " + std::to_string(run_id) + " REPORT.ncu-rep"};
+  }
+  auto groups = analysis::GroupByKernel(*launches);
+  return std::make_pair(std::move(launches).value(), std::move(groups));
+}
+
+std::vector<KernelRow> Rows(const std::vector<NcuLaunch>& launches, const std::vector<KernelGroup>& groups) {
+  std::vector<KernelRow> rows;
+  for (const auto& g : groups) {
+    KernelRow r{&g, &launches[static_cast<size_t>(g.launch_ids.front())], 0};
+    for (int64_t id : g.launch_ids)
+      r.gpu_ns += launches[static_cast<size_t>(id)].Number("gpu__time_duration.sum").value_or(0);
+    rows.push_back(r);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const KernelRow& a, const KernelRow& b) { return a.gpu_ns > b.gpu_ns; });
+  return rows;
+}
+
+std::string Shape(const store::NcuLaunchKey& k) {
+  return fmt::format("({}, {}, {})x({}, {}, {})", k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]);
+}
+
+Cell OptNum(const std::optional<double>& v, int decimals) { return v ? Cell(Num(*v, decimals)) : Cell(); }
+
+}  // namespace
+
+Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds) {
+  auto loaded = Load(store, run_id);
+  if (!loaded.ok()) return loaded.error();
+  const auto& [launches, groups] = *loaded;
+  Table t;
+  t.title = fmt::format("Profiled kernels of run {} by GPU time (ncu)", run_id);
+  t.columns = {"ID",
+               "Kernel",
+               "Shape",
+               "Family",
+               "Library",
+               "Launches",
+               "GPU Time (us)",
+               "Class",
+               "Roofline",
+               "% of Roof",
+               "Achieved Occupancy (%)",
+               "Top Stall"};
+  int64_t id = 0;
+  for (const KernelRow& r : Rows(launches, groups)) {
+    const auto names = analysis::IdentifyKernel(r.group->key.name);
+    const auto d = analysis::Diagnose(*r.first, thresholds);
+    const auto roof = analysis::ComputeRoofline(*r.first);
+    const auto* p = MainPoint(roof);
+    t.rows.push_back(
+        {id++, names.base, Shape(r.group->key), names.family, std::string(analysis::LibraryName(names.library)),
+         static_cast<int64_t>(r.group->launch_ids.size()), Num(r.gpu_ns / 1000.0, 2),
+         std::string(analysis::BottleneckName(d.bottleneck)),
+         p != nullptr ? Cell(fmt::format("{} {}-bound side, AI {:.2f}", p->precision,
+                                         p->MemoryBound() ? "memory" : "compute", p->intensity))
+                      : Cell(),
+         p != nullptr ? Cell(Num(p->PercentOfRoof(), 1)) : Cell(), OptNum(d.evidence.achieved_occupancy_pct, 1),
+         d.evidence.top_stalls.empty() ? Cell() : Cell(d.evidence.top_stalls.front().reason)});
+  }
+  return t;
+}
+
+Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_id, const std::string& which,
+                                              const analysis::ClassifyThresholds& thresholds) {
+  auto loaded = Load(store, run_id);
+  if (!loaded.ok()) return loaded.error();
+  const auto& [launches, groups] = *loaded;
+  const auto rows = Rows(launches, groups);
+  const KernelRow* chosen = nullptr;
+  size_t index = 0;
+  auto [ptr, ec] = std::from_chars(which.data(), which.data() + which.size(), index);
+  if (ec == std::errc() && ptr == which.data() + which.size()) {
+    if (index >= rows.size()) {
+      return Error{"run " + std::to_string(run_id),
+                   fmt::format("no kernel with ID {} ({} kernels)", index, rows.size()),
+                   "list them with: kscope kernels " + std::to_string(run_id)};
+    }
+    chosen = &rows[index];
+  } else {
+    std::vector<const KernelRow*> matches;
+    for (const auto& r : rows) {
+      if (r.group->key.name.find(which) != std::string::npos) matches.push_back(&r);
+    }
+    if (matches.empty()) {
+      return Error{"run " + std::to_string(run_id), "no profiled kernel's name contains '" + which + "'",
+                   "list them with: kscope kernels " + std::to_string(run_id)};
+    }
+    if (matches.size() > 1) {
+      return Error{"run " + std::to_string(run_id), fmt::format("'{}' matches {} kernels", which, matches.size()),
+                   "give the kernel's ID from: kscope kernels " + std::to_string(run_id)};
+    }
+    chosen = matches.front();
+  }
+  const auto& g = *chosen->group;
+  const auto names = analysis::IdentifyKernel(g.key.name);
+  const auto d = analysis::Diagnose(*chosen->first, thresholds);
+  const auto roof = analysis::ComputeRoofline(*chosen->first);
+  std::vector<Table> out;
+
+  Table about{"Kernel", {"Field", "Value"}, {}};
+  auto add = [&](std::string field, Cell value) { about.rows.push_back({std::move(field), std::move(value)}); };
+  add("Name", g.key.name);
+  add("Base name", names.base);
+  add("Family", names.family);
+  add("Library", std::string(analysis::LibraryName(names.library)));
+  for (const auto& f : names.features) add("Feature: " + f.key, f.value);
+  add("Shape", Shape(g.key));
+  add("Process", fmt::format("[{}] {}", g.key.pid.value_or(0), g.key.process));
+  add("Device, CC", fmt::format("{}, {}", g.key.device.value_or(0), g.key.cc));
+  add("Profiled launches", static_cast<int64_t>(g.launch_ids.size()));
+  if (!g.key.nvtx.empty()) add("NVTX", g.key.nvtx);
+  add("Class", std::string(analysis::BottleneckName(d.bottleneck)));
+  add("Why", d.why);
+  const auto& e = d.evidence;
+  add("Achieved / theoretical occupancy (%)",
+      e.achieved_occupancy_pct && e.theoretical_occupancy_pct
+          ? Cell(fmt::format("{:.2f} / {:.2f}", *e.achieved_occupancy_pct, *e.theoretical_occupancy_pct))
+          : Cell());
+  if (!e.occupancy_limiter.empty()) add("Occupancy limited by", e.occupancy_limiter);
+  for (const auto& s : e.top_stalls) {
+    add("Stall: " + s.reason, fmt::format("{:.2f} cycles/issue ({:.1f}% of stalls)", s.cycles, s.share));
+  }
+  for (size_t i = 0; i < d.advice.size(); ++i) add(fmt::format("Advice {}", i + 1), d.advice[i]);
+  if (!d.missing.empty()) add("Missing metrics", fmt::format("{}", fmt::join(d.missing, ", ")));
+  out.push_back(std::move(about));
+
+  Table rl{"Roofline (first profiled launch)",
+           {"Precision", "Achieved (GFLOP/s)", "Peak (GFLOP/s)", "% of Peak", "DRAM (GB/s)", "Peak DRAM (GB/s)",
+            "Intensity (FLOP/byte)", "Ridge (FLOP/byte)", "% of Roof"},
+           {}};
+  for (const auto& p : roof.points) {
+    rl.rows.push_back({std::string(p.precision), Num(p.achieved_flops / 1e9, 2), Num(p.peak_flops / 1e9, 2),
+                       Num(p.PercentOfPeak(), 2), Num(p.dram_bytes_per_s / 1e9, 2),
+                       Num(p.peak_dram_bytes_per_s / 1e9, 2), Num(p.intensity, 3), Num(p.ridge, 3),
+                       Num(p.PercentOfRoof(), 2)});
+  }
+  if (!roof.missing.empty()) {
+    rl.rows.push_back({std::string("missing"),
+                       fmt::format("{} (sections: {})", fmt::join(roof.missing, ", "), analysis::Roofline::kSections)});
+    rl.rows.back().resize(rl.columns.size());
+  }
+  out.push_back(std::move(rl));
+
+  Table sections{"Sections (as ncu --print-summary per-kernel)",
+                 {"Section", "Metric Name", "Metric Unit", "Minimum", "Maximum", "Average"},
+                 {}};
+  for (const auto& s : g.sections) {
+    for (const auto& r : s.rows) {
+      const auto text = FormatNcuRow(r.unit, r.min, r.max, r.mean);
+      sections.rows.push_back({std::string(s.title), std::string(r.label), text.unit, text.min, text.max, text.mean});
+    }
+  }
+  out.push_back(std::move(sections));
+  return out;
+}
+
+}  // namespace kscope::report

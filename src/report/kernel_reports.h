@@ -1,0 +1,23 @@
+// The ncu half of kscope's reports: `kscope kernels` (profiled kernels by GPU time with
+// family, library, bottleneck class, roofline position, occupancy and top stall) and
+// `kscope kernel` (one kernel with all its evidence and advice).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/bottleneck.h"
+#include "report/table.h"
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::report {
+
+Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds);
+
+// `which` is a kernel's row number in KernelsTable (its ID column) or a substring of its
+// name; a substring matching several kernels is an error that lists them.
+Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_id, const std::string& which,
+                                              const analysis::ClassifyThresholds& thresholds);
+
+}  // namespace kscope::report
