@@ -86,5 +86,25 @@ TEST(FuzzRegression, RowCountsNoBlobCanHoldAreCorrupt) {
   EXPECT_EQ(out, values);
 }
 
+// ncu_csv_fuzzer: an ID of 7.55556e+22 was cast to int64 (undefined; UBSan stopped CI). A
+// number no int64 holds is not an ID: the row is skipped and recorded, the rest imported.
+TEST(FuzzRegression, NcuIdBeyondInt64IsABadRow) {
+  const std::string p = kData + "ncu_raw_id_overflow.csv";
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {p}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  auto q = s->db().Prepare("SELECT location, what FROM import_problem");
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(q->Step());
+  EXPECT_EQ(q->Text(0), "line 3");
+  EXPECT_EQ(q->Text(1), "ID \"75555555555555555555555\" is not a number");
+  EXPECT_FALSE(q->Step());
+  auto n = s->db().Prepare("SELECT count(*), min(pid) FROM ncu_launch");
+  ASSERT_TRUE(n.ok() && n->Step());
+  EXPECT_EQ(n->Int(0), 1);
+  EXPECT_EQ(n->Int(1), 752);
+}
+
 }  // namespace
 }  // namespace kscope

@@ -1,6 +1,7 @@
 #include "import/ncu/launch_columns.h"
 
 #include <charconv>
+#include <cmath>
 #include <string_view>
 
 #include "import/ncu/units.h"
@@ -11,7 +12,9 @@ namespace {
 
 std::optional<int64_t> Integer(const std::string& s) {
   auto v = ParseNumber(s);
-  if (!v || *v != static_cast<double>(static_cast<int64_t>(*v))) return std::nullopt;
+  // Only whole numbers that an int64 holds: casting anything else is undefined.
+  constexpr double kLimit = 9.2e18;
+  if (!v || !(*v >= -kLimit && *v <= kLimit) || *v != std::trunc(*v)) return std::nullopt;
   return static_cast<int64_t>(*v);
 }
 
