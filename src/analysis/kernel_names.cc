@@ -1,50 +1,8 @@
 #include "analysis/kernel_names.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-#include <memory>
+#include "analysis/kernel_name_normalize.h"
 
 namespace kscope::analysis {
-
-namespace {
-
-std::string Demangle(std::string_view name) {
-  if (!name.starts_with("_Z")) return std::string(name);
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(
-      abi::__cxa_demangle(std::string(name).c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && out ? std::string(out.get()) : std::string(name);
-}
-
-// Drops the return type, template arguments and parameters: the qualified name itself.
-std::string BaseName(std::string_view s) {
-  std::string out;
-  int angle = 0, paren = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '<') ++angle;
-    if (c == '(' && angle == 0) {
-      if (s.substr(i).starts_with("(anonymous namespace)")) {
-        out += "(anonymous namespace)";
-        i += std::string_view("(anonymous namespace)").size() - 1;
-        continue;
-      }
-      ++paren;
-    }
-    if (angle == 0 && paren == 0) {
-      if (c == ' ')
-        out.clear();  // a return type ended
-      else
-        out.push_back(c);
-    }
-    if (c == '>' && angle > 0) --angle;
-    if (c == ')' && paren > 0 && angle == 0) --paren;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string_view LibraryName(KernelLibrary library) {
   switch (library) {
@@ -60,10 +18,14 @@ std::string_view LibraryName(KernelLibrary library) {
   return "user";
 }
 
+std::string KernelMatchKey(std::string_view any_spelling) {
+  return NormalizeName(DemangleName(any_spelling), NameForm::kKey);
+}
+
 KernelIdentity IdentifyKernel(std::string_view name) {
   KernelIdentity k;
-  k.demangled = Demangle(name);
-  k.base = BaseName(k.demangled);
+  k.demangled = DemangleName(name);
+  k.base = QualifiedBaseName(k.demangled);
   k.family = k.base;
   const std::string& b = k.base;
   if (b.starts_with("nvjet_") || b.find("gemv") != std::string::npos || b.starts_with("sm90_xmma") ||

@@ -25,4 +25,10 @@ struct KernelIdentity {
 
 KernelIdentity IdentifyKernel(std::string_view name);
 
+// Equal for the nsys-demangled, ncu-demangled and mangled spelling of one kernel: no
+// namespaces, literal casts, whitespace differences, parameters of templates or return
+// types; lambdas and the anonymous namespace spelled one way. Two kernels that differ only
+// in namespace (or a template's parameters) share a key.
+std::string KernelMatchKey(std::string_view any_spelling);
+
 }  // namespace kscope::analysis
