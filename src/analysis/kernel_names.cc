@@ -1,8 +1,25 @@
 #include "analysis/kernel_names.h"
 
+#include <fmt/format.h>
+
+#include <optional>
+#include <utility>
+
+#include "analysis/kernel_families.h"
 #include "analysis/kernel_name_normalize.h"
 
 namespace kscope::analysis {
+
+namespace {
+
+// Names no rule knows: the name without namespaces, its template arguments as a feature.
+KernelFamily GenericFamily(const KernelNameParts& parts) {
+  KernelFamily f{parts.name.empty() ? parts.key : parts.name, {}};
+  AddFeature(f.features, "template", fmt::format("{}", fmt::join(parts.args, ", ")));
+  return f;
+}
+
+}  // namespace
 
 std::string_view LibraryName(KernelLibrary library) {
   switch (library) {
@@ -25,25 +42,18 @@ std::string KernelMatchKey(std::string_view any_spelling) {
 KernelIdentity IdentifyKernel(std::string_view name) {
   KernelIdentity k;
   k.demangled = DemangleName(name);
-  k.base = QualifiedBaseName(k.demangled);
-  k.family = k.base;
-  const std::string& b = k.base;
-  if (b.starts_with("nvjet_") || b.find("gemv") != std::string::npos || b.starts_with("sm90_xmma") ||
-      b.find("cublas") != std::string::npos) {
-    k.library = KernelLibrary::kCublas;
-  } else if (b.starts_with("cudnn") || b.find("cudnn") != std::string::npos) {
-    k.library = KernelLibrary::kCudnn;
-  } else if (b.find("cutlass") != std::string::npos) {
-    k.library = KernelLibrary::kCutlass;
-  } else if (b.find("flash") != std::string::npos) {
-    k.library = KernelLibrary::kFlashAttention;
-  } else if (b.starts_with("triton_")) {
-    k.library = KernelLibrary::kTriton;
-  } else if (b.starts_with("at::") || b.starts_with("void at::")) {
-    k.library = KernelLibrary::kAten;
-  } else if (b.starts_with("nccl")) {
-    k.library = KernelLibrary::kNccl;
-  }
+  KernelNameParts parts;
+  parts.qualified = QualifiedBaseName(k.demangled);
+  parts.tidy = NormalizeName(k.demangled, NameForm::kTidy);
+  parts.key = NormalizeName(k.demangled, NameForm::kKey);
+  parts.name = std::string(KeyHead(parts.key));
+  for (const std::string_view arg : KeyTemplateArgs(parts.key)) parts.args.emplace_back(arg);
+  k.base = parts.qualified;
+  k.library = LibraryOf(parts);
+  auto family = VendorFamily(k.library, parts);
+  if (!family) family = GenericFamily(parts);
+  k.family = std::move(family->family);
+  k.features = std::move(family->features);
   return k;
 }
 

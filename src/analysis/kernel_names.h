@@ -1,4 +1,18 @@
-// Kernel name identity: demangled name, base name, family key and library.
+// Kernel name identity: demangled name, base name, family, library and the features a family
+// collapses, and a key that links one kernel's nsys, ncu and mangled spellings.
+//
+// A family is one algorithm of one library; whatever is compiled into a variant of it (GPU
+// architecture, data types, tile and cluster shapes, vector width, layout, stages) is a
+// feature instead. Families read the same for every spelling of a kernel:
+//   nvjet_gemm, xmma_gemm, cublas_gemm, gemv        cuBLAS GEMMs and GEMVs (every nvjet_smXX)
+//   cutlass_simt_gemm, cutlass_tensorop_gemm        CUTLASS kernels named cutlass_NN_...
+//   cudnn_sdpa_flash_fprop                          cuDNN's generated kernels, words kept
+//   elementwise:add, reduce:mean, distribution:...  ATen kernels by their operation; also
+//   cat, index_select, gather                       ATen kernels named after their operation
+//   nccl:AllReduce                                  NCCL by collective
+//   triton_poi_fused_add_mul                        Triton (Inductor) without its index
+//   otherwise the name without namespaces, template arguments and parameters, with the
+//   template arguments kept as the feature "template".
 #pragma once
 
 #include <string>
@@ -13,16 +27,18 @@ std::string_view LibraryName(KernelLibrary library);
 struct KernelFeature {
   std::string key;
   std::string value;
+  bool operator==(const KernelFeature&) const = default;
 };
 
 struct KernelIdentity {
-  std::string demangled;
-  std::string base;
+  std::string demangled;  // the name as given, or abi::__cxa_demangle's for a mangled one
+  std::string base;       // qualified name without return type, template arguments, parameters
   std::string family;
   KernelLibrary library = KernelLibrary::kUser;
-  std::vector<KernelFeature> features;
+  std::vector<KernelFeature> features;  // in a fixed order per family: op first where known
 };
 
+// Any spelling: nsys's or ncu's demangled name, a mangled name, a plain C name.
 KernelIdentity IdentifyKernel(std::string_view name);
 
 // Equal for the nsys-demangled, ncu-demangled and mangled spelling of one kernel: no
