@@ -28,6 +28,6 @@ inline bool IsPunct(const Token& t, std::string_view p) { return t.kind == Token
 // (how the caller bounds the nesting of lambda types).
 using LambdaArgs = std::function<std::optional<std::string>(std::string_view)>;
 
-std::vector<Token> TokenizeName(std::string_view name, const LambdaArgs& lambda_args);
+std::vector<Token> TokenizeName(std::string_view s, const LambdaArgs& lambda_args);
 
 }  // namespace kscope::analysis
