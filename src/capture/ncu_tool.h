@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "capture/tools.h"
 #include "util/status.h"
 
 namespace kscope::capture {
@@ -17,10 +18,6 @@ class NcuTool {
   // Writes page `page` ("raw" or "details") of `report` as CSV to `out_path`.
   virtual Status ExportPage(const std::string& report, std::string_view page, const std::string& out_path) = 0;
 };
-
-// The ncu binary: $KSCOPE_NCU, else `ncu` on PATH, else $CUDA_HOME/bin/ncu, else the
-// newest /opt/nvidia/nsight-compute/*/ncu, else /usr/local/cuda/bin/ncu.
-std::optional<std::string> FindNcu();
 
 class NcuBinary : public NcuTool {
  public:

@@ -3,13 +3,17 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
 namespace kscope::cli {
 
 struct GlobalOptions {
-  std::string db;  // --db; empty means store::DefaultDbPath()
+  std::string db;      // --db; empty means store::DefaultDbPath()
+  std::string config;  // --config: the YAML configuration (docs/config.md)
+  std::vector<std::string> overrides;  // --set KEY=VALUE (and kscope profile's KEY=VALUE words)
+  std::vector<std::string> command;    // what follows `--` (kscope profile's workload)
   [[nodiscard]] std::string DbPath() const;
 };
 
@@ -19,6 +23,9 @@ void RegisterStats(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterSchema(CLI::App& app, int& exit_code);
+void RegisterProfile(CLI::App& app, GlobalOptions& global, int& exit_code);
+void RegisterDoctor(CLI::App& app, int& exit_code);
+void RegisterConfig(CLI::App& app, const GlobalOptions& global, int& exit_code);
 
 // Prints an error as kscope's one line on stderr and returns the exit code for it.
 int Fail(const Error& error);

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/config.h"
+#include "config/config.h"
 #include "report/kernel_reports.h"
 
 namespace kscope::cli {
@@ -40,17 +40,17 @@ void WriteTables(const std::vector<report::Table>& tables, report::Format format
 }
 
 int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
-  auto config = LoadConfig(a.config);
-  if (!config.ok()) return Fail(config.error());
+  auto cfg = config::LoadConfig(a.config.empty() ? global.config : a.config, global.overrides);
+  if (!cfg.ok()) return Fail(cfg.error());
   auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (!one) {
-    auto table = report::KernelsTable(*store, a.run, config->classify);
+    auto table = report::KernelsTable(*store, a.run, cfg->classify);
     if (!table.ok()) return Fail(table.error());
     WriteTables({*table}, ParseFormat(a.format));
     return 0;
   }
-  auto tables = report::KernelDetailTables(*store, a.run, a.which, config->classify);
+  auto tables = report::KernelDetailTables(*store, a.run, a.which, cfg->classify);
   if (!tables.ok()) return Fail(tables.error());
   WriteTables(*tables, ParseFormat(a.format));
   return 0;

@@ -1,6 +1,7 @@
 // kscope: profile, import and analyse NVIDIA GPU workloads. This file only wires verbs.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "store/store.h"
@@ -21,13 +22,26 @@ int Run(int argc, char** argv) {
   CLI::App app{"kscope: where GPU time goes and why, from nsys and ncu data"};
   app.require_subcommand(1);
   kscope::cli::GlobalOptions global;
+  // Everything after `--` is the workload of kscope profile, passed on untouched.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      global.command.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  }
   app.add_option("--db", global.db, "kscope database (default: $KSCOPE_DB or ~/.local/share/kscope/kscope.db)");
+  app.add_option("--config", global.config, "YAML configuration file (docs/config.md)");
+  app.add_option("--set", global.overrides, "override a configuration key: --set ncu.mode=deep (repeatable)");
   int exit_code = 0;
   kscope::cli::RegisterImport(app, global, exit_code);
   kscope::cli::RegisterStats(app, global, exit_code);
   kscope::cli::RegisterRuns(app, global, exit_code);
   kscope::cli::RegisterKernels(app, global, exit_code);
   kscope::cli::RegisterSchema(app, exit_code);
+  kscope::cli::RegisterProfile(app, global, exit_code);
+  kscope::cli::RegisterDoctor(app, exit_code);
+  kscope::cli::RegisterConfig(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -73,7 +73,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     KSCOPE_RETURN_IF_ERROR(
         store.FinishSourceFile(*source_id, result->format_version, result->rows_read, result->rows_skipped));
     KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
-    outcomes.push_back({paths[i], run_id, result->rows_read, result->rows_skipped});
+    outcomes.push_back({paths[i], run_id, *source_id, result->rows_read, result->rows_skipped});
   }
   KSCOPE_RETURN_IF_ERROR(finish_run());
   if (auto st = tx->Commit(); !st.ok()) {

@@ -24,6 +24,7 @@ struct ImportOptions {
 struct FileOutcome {
   std::string path;
   int64_t run_id = 0;
+  int64_t source_id = 0;  // its row in source_file
   int64_t rows_read = 0;
   int64_t rows_skipped = 0;
 };

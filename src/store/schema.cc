@@ -26,7 +26,10 @@ CREATE TABLE run (
   nsys_version TEXT,                 -- Nsight Systems version that wrote the export
   ncu_version  TEXT,                 -- Nsight Compute version (ncu imports)
   command      TEXT,                 -- the profiled command line, arguments joined by spaces
-  tags         TEXT NOT NULL DEFAULT '{}'  -- JSON object of free-form key/value tags
+  tags         TEXT NOT NULL DEFAULT '{}',  -- JSON object of free-form key/value tags
+  status       TEXT NOT NULL DEFAULT 'complete',  -- 'complete'; 'running' or 'incomplete' while
+                                                   -- kscope profile has not finished it
+  capture      TEXT  -- kscope profile: the run directory's manifest.json (config, commands, selection)
 );
 
 -- The files a run was imported from.

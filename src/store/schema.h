@@ -6,7 +6,7 @@
 namespace kscope::store {
 
 // Bump when the schema changes; Store::Open refuses databases of any other version.
-inline constexpr int kSchemaVersion = 2;  // 2: ncu_launch, ncu_metric, ncu_rule
+inline constexpr int kSchemaVersion = 3;  // 2: ncu_launch, ncu_metric, ncu_rule; 3: run.status, run.capture
 
 // The DDL that creates an empty store. Each column carries its meaning as a comment, and
 // docs/schema.md is written from the same text.

@@ -121,6 +121,26 @@ Status Store::CompleteManifest(int64_t run_id, const Manifest& learned) {
   return st->Run();
 }
 
+Status Store::SetRunStatus(int64_t run_id, std::string_view status, const std::string& capture_json) {
+  auto st = db_.Prepare("UPDATE run SET status = ?2, capture = coalesce(?3, capture) WHERE id = ?1");
+  if (!st.ok()) return st.error();
+  st->Bind(1, run_id).Bind(2, status);
+  if (capture_json.empty()) {
+    st->Bind(3, std::optional<std::string>());
+  } else {
+    st->Bind(3, capture_json);
+  }
+  return st->Run();
+}
+
+Result<std::string> Store::RunCapture(int64_t run_id) {
+  auto q = db_.Prepare("SELECT coalesce(capture, '') FROM run WHERE id = ?1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run_id);
+  if (!q->Step()) return Error{db_.path(), fmt::format("no run {} in this database", run_id), "list the runs with: kscope runs"};
+  return q->Text(0);
+}
+
 Result<int64_t> Store::AddSourceFile(int64_t run_id, const SourceFile& f) {
   auto st = db_.Prepare(
       "INSERT INTO source_file(run_id, path, format, format_version, bytes, rows_read, rows_skipped) "
@@ -204,13 +224,14 @@ RunInfo ReadRun(const sql::Stmt& q) {
   }
   r.kernels = q.Int(14);
   r.api_calls = q.Int(15);
+  r.status = q.Text(16);
   return r;
 }
 constexpr const char* kRunSelect =
     "SELECT r.id, r.imported_at, r.label, r.model, r.dtype, r.batch, r.tokens, r.gpu, r.driver, r.cuda_version, "
     "r.nsys_version, r.ncu_version, r.command, r.tags, "
     "coalesce((SELECT rows FROM event_stream WHERE run_id = r.id AND stream = 'kernel'), 0), "
-    "coalesce((SELECT rows FROM event_stream WHERE run_id = r.id AND stream = 'api_call'), 0) FROM run r ";
+    "coalesce((SELECT rows FROM event_stream WHERE run_id = r.id AND stream = 'api_call'), 0), r.status FROM run r ";
 }  // namespace
 
 Result<std::vector<RunInfo>> Store::ListRuns() {

@@ -27,6 +27,7 @@ struct RunInfo {
   Manifest manifest;
   int64_t kernels = 0;
   int64_t api_calls = 0;
+  std::string status = "complete";  // 'complete', 'running' or 'incomplete' (kscope profile)
 };
 
 struct SourceFile {
@@ -48,6 +49,10 @@ class Store {
   Result<int64_t> CreateRun(const Manifest& manifest);
   // Fills manifest fields that are still empty (the import learns GPU, versions, command).
   Status CompleteManifest(int64_t run_id, const Manifest& learned);
+  // kscope profile: the run's state and its capture manifest (JSON text; empty keeps it).
+  Status SetRunStatus(int64_t run_id, std::string_view status, const std::string& capture_json);
+  // The capture manifest of a run made by kscope profile (empty for imported runs).
+  Result<std::string> RunCapture(int64_t run_id);
   Result<int64_t> AddSourceFile(int64_t run_id, const SourceFile& file);
   Status FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,
                           int64_t rows_skipped);

@@ -1,0 +1,117 @@
+#include "capture/commands.h"
+
+#include <algorithm>
+
+namespace kscope::capture {
+
+std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::NsysConfig& c,
+                                         const std::string& out_base, const std::vector<std::string>& workload) {
+  std::vector<std::string> a{nsys, "profile", "--trace=" + c.trace, "--sample=" + c.sample,
+                             "--cuda-graph-trace=" + c.cuda_graph_trace};
+  if (!c.capture_range.empty()) {
+    a.insert(a.end(), {"--capture-range=nvtx", "--nvtx-capture=" + c.capture_range, "--capture-range-end=stop"});
+  }
+  a.insert(a.end(), {"-o", out_base, "--force-overwrite=true"});
+  a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
+  a.insert(a.end(), workload.begin(), workload.end());
+  return a;
+}
+
+std::map<std::string, std::string> NsysProfileEnv(const config::NsysConfig& c) {
+  if (c.capture_range.empty()) return {};
+  return {{"NSYS_NVTX_PROFILER_REGISTER_ONLY", "0"}};
+}
+
+std::vector<std::string> NsysExportArgv(const std::string& nsys, const std::string& report,
+                                        const std::string& out_sqlite) {
+  return {nsys, "export", "--type", "sqlite", "-o", out_sqlite, "--force-overwrite=true", report};
+}
+
+std::vector<std::string> NcuSections(const config::NcuConfig& c) {
+  std::vector<std::string> s{"SpeedOfLight", "MemoryWorkloadAnalysis", "LaunchStats", "Occupancy"};
+  if (c.mode == "deep" || c.mode == "roofline") {
+    s.insert(s.end(), {"WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis"});
+  }
+  if (c.mode == "roofline") {
+    s.insert(s.end(), {"SpeedOfLight_RooflineChart", "SpeedOfLight_HierarchicalSingleRooflineChart",
+                       "SpeedOfLight_HierarchicalHalfRooflineChart", "SpeedOfLight_HierarchicalDoubleRooflineChart",
+                       "SpeedOfLight_HierarchicalTensorRooflineChart"});
+  }
+  for (const auto& extra : c.sections) {
+    if (std::find(s.begin(), s.end(), extra) == s.end()) s.push_back(extra);
+  }
+  return s;
+}
+
+namespace {
+std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+                                   const std::string& filter) {
+  std::vector<std::string> a{ncu,
+                             "--target-processes",
+                             c.target_processes,
+                             "--kernel-name-base",
+                             "mangled",
+                             "--kernel-name",
+                             filter,
+                             "--filter-mode",
+                             "per-launch-config",
+                             "--launch-skip",
+                             std::to_string(sel.warmup),
+                             "--launch-count",
+                             std::to_string(sel.launches)};
+  if (!sel.nvtx_include.empty()) a.insert(a.end(), {"--nvtx", "--nvtx-include", sel.nvtx_include});
+  for (const auto& s : NcuSections(c)) a.insert(a.end(), {"--section", s});
+  a.insert(a.end(),
+           {"--replay-mode", c.replay, "--clock-control", c.clock_control, "--cache-control", c.cache_control});
+  return a;
+}
+}  // namespace
+
+std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+                                        const NcuPass& pass, const std::string& out_base,
+                                        const std::vector<std::string>& workload) {
+  auto a = NcuCommon(ncu, c, sel, pass.filter);
+  a.insert(a.end(), {"-o", out_base, "-f"});
+  a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
+  a.insert(a.end(), workload.begin(), workload.end());
+  return a;
+}
+
+std::vector<std::string> NcuKernelArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+                                       const SelectedKernel& k, const std::vector<std::string>& workload) {
+  auto a = NcuCommon(ncu, c, sel, k.filter);
+  a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
+  a.insert(a.end(), workload.begin(), workload.end());
+  return a;
+}
+
+std::vector<std::string> NcuExportArgv(const std::string& ncu, const std::string& report, const std::string& page) {
+  return {ncu, "--import", report, "--page", page, "--csv"};
+}
+
+std::string ShellQuote(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& arg : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             std::string_view("_-./=:,+@%").find(ch) != std::string_view::npos;
+    });
+    if (plain) {
+      out += arg;
+      continue;
+    }
+    out += '\'';
+    for (char ch : arg) {
+      if (ch == '\'') {
+        out += "'\\''";
+      } else {
+        out += ch;
+      }
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+}  // namespace kscope::capture

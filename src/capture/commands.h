@@ -1,0 +1,37 @@
+// The exact nsys and ncu command lines kscope runs, as argv lists (never a shell string).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "capture/selection.h"
+#include "config/config.h"
+
+namespace kscope::capture {
+
+// nsys profile of the workload; the report is `out_base`.nsys-rep.
+std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::NsysConfig& c,
+                                         const std::string& out_base, const std::vector<std::string>& workload);
+// Environment the nsys run needs: with a capture range, nsys must match unregistered NVTX
+// strings (PyTorch's torch.cuda.nvtx.range_push), which it does only when told so.
+std::map<std::string, std::string> NsysProfileEnv(const config::NsysConfig& c);
+std::vector<std::string> NsysExportArgv(const std::string& nsys, const std::string& report,
+                                        const std::string& out_sqlite);
+
+// The sections of an ncu mode (quick, deep, roofline) plus the configured extra ones.
+std::vector<std::string> NcuSections(const config::NcuConfig& c);
+// One deep pass: its kernels' union filter and launch window, NVTX-gated when the selection
+// is; the report is `out_base`.ncu-rep.
+std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+                                        const NcuPass& pass, const std::string& out_base,
+                                        const std::vector<std::string>& workload);
+// The same filter for one selected kernel alone (printed for the user to reuse).
+std::vector<std::string> NcuKernelArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+                                       const SelectedKernel& k, const std::vector<std::string>& workload);
+std::vector<std::string> NcuExportArgv(const std::string& ncu, const std::string& report, const std::string& page);
+
+// argv as a line a POSIX shell would read back as the same argv (for display and logs only).
+std::string ShellQuote(const std::vector<std::string>& argv);
+
+}  // namespace kscope::capture

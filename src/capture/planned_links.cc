@@ -1,0 +1,65 @@
+#include "capture/planned_links.h"
+
+#include <array>
+
+#include "analysis/kernel_names.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
+
+namespace kscope::capture {
+
+Result<LinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int64_t source_id, int64_t discovery_run,
+                                       const NcuPass& pass) {
+  namespace k = store::kernel;
+  auto cols = store::ReadColumns(store.db(), discovery_run, store::kKernelStream,
+                                 {k::kName, k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ});
+  if (!cols.ok()) return cols.error();
+  const auto& c = *cols;
+  auto q = store.db().Prepare(
+      "SELECT l.id, l.ncu_id, s.value, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z "
+      "FROM ncu_launch l JOIN string s ON s.id = l.name_id WHERE l.run_id = ?1 AND l.source_id = ?2");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run_id).Bind(2, source_id);
+  struct Pending {
+    int64_t id, row;
+  };
+  std::vector<Pending> links;
+  std::vector<int64_t> name_ids;
+  std::vector<std::string> ncu_names;
+  LinkCounts counts;
+  while (q->Step()) {
+    const int64_t ncu_id = q->Int(1);
+    if (ncu_id < 0 || ncu_id >= static_cast<int64_t>(pass.profiled_rows.size())) {
+      ++counts.mismatched;
+      continue;
+    }
+    const auto row = static_cast<size_t>(pass.profiled_rows[static_cast<size_t>(ncu_id)]);
+    bool same = row < c[0].size();
+    for (size_t d = 0; d < 6 && same; ++d) same = c[1 + d][row] == q->Int(3 + static_cast<int>(d));
+    if (!same) {
+      ++counts.mismatched;
+      continue;
+    }
+    links.push_back({q->Int(0), static_cast<int64_t>(row)});
+    name_ids.push_back(c[0][row]);
+    ncu_names.push_back(q->Text(2));
+  }
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  auto names = store.Strings(name_ids);
+  if (!names.ok()) return names.error();
+  auto up = store.db().Prepare("UPDATE ncu_launch SET kernel_index = ?3 WHERE run_id = ?1 AND id = ?2");
+  if (!up.ok()) return up.error();
+  for (size_t i = 0; i < links.size(); ++i) {
+    // ncu and nsys spell one kernel differently; their match keys agree.
+    if (analysis::KernelMatchKey(names->at(name_ids[i])) != analysis::KernelMatchKey(ncu_names[i])) {
+      ++counts.mismatched;
+      continue;
+    }
+    up->Bind(1, run_id).Bind(2, links[i].id).Bind(3, links[i].row);
+    KSCOPE_RETURN_IF_ERROR(up->Run());
+    ++counts.linked;
+  }
+  return counts;
+}
+
+}  // namespace kscope::capture

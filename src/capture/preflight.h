@@ -1,0 +1,48 @@
+// Before a profile: the profilers' versions, the GPU and its clocks, and the facts about the
+// workload's environment the manifest records (CUDA_VISIBLE_DEVICES, torch version).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capture/process.h"
+#include "util/status.h"
+
+namespace kscope::capture {
+
+struct Toolchain {
+  std::string nsys;  // path (or name on PATH) of each tool
+  std::string ncu;
+};
+
+struct ToolVersions {
+  std::string nsys, ncu;  // "2025.3.1.0"
+};
+
+struct GpuFacts {
+  std::string name, driver;
+  std::optional<double> sm_mhz, sm_max_mhz, mem_mhz;  // clocks when kscope started
+};
+
+// Runs `TOOL --version` through `runner` (log under `logs_dir`); an error when the tool
+// cannot run or is older than kscope supports. `need_nsys` false: only ncu is checked.
+Result<ToolVersions> CheckToolVersions(ProcessRunner& runner, const Toolchain& tools, const std::string& logs_dir,
+                                       bool need_nsys, bool need_ncu);
+
+// nvidia-smi's view of GPU 0 (of those CUDA_VISIBLE_DEVICES shows). An error when it says
+// there is no GPU; nullopt facts (not an error) when nvidia-smi itself is missing.
+Result<std::optional<GpuFacts>> QueryGpu(ProcessRunner& runner, const std::string& logs_dir);
+
+// The torch version seen by the workload's own interpreter, when argv[0] is a Python.
+std::optional<std::string> TorchVersion(ProcessRunner& runner, const std::vector<std::string>& workload,
+                                        const std::string& logs_dir);
+
+// Parses one line of `nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,
+// clocks.mem --format=csv,noheader`.
+std::optional<GpuFacts> ParseGpuLine(std::string_view line);
+
+nlohmann::json ToJson(const GpuFacts& g);
+
+}  // namespace kscope::capture

@@ -1,0 +1,390 @@
+#include "capture/profile.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+
+#include "capture/commands.h"
+#include "capture/planned_links.h"
+#include "capture/progress.h"
+#include "capture/run_dir.h"
+#include "capture/tool_output.h"
+#include "import/import_files.h"
+#include "util/closest.h"
+
+namespace kscope::capture {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string Now() {
+  const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
+}
+
+std::string Joined(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+// The state of one profile run: its directory, its manifest and the steps taken.
+struct Capture {
+  int64_t run_id = 0;
+  RunDir dir;
+  json manifest;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+
+  json& Step(const std::string& name, const std::vector<std::string>& argv, const std::string& log) {
+    manifest["steps"].push_back({{"name", name}, {"argv", argv}, {"log", fs::relative(log, dir.root).string()}});
+    return manifest["steps"].back();
+  }
+  static void Record(json& step, const ProcessOutcome& o) {
+    step["exit_code"] = o.exit_code;
+    if (o.signal != 0) step["signal"] = o.signal;
+    if (o.timed_out) step["timed_out"] = true;
+    if (o.interrupted) step["interrupted"] = true;
+    step["seconds"] = std::round(o.seconds * 1000) / 1000;
+  }
+};
+
+Error LogHint(Error e, const std::string& log) {
+  e.fix += (e.fix.empty() ? "" : "; ") + std::string("its output: ") + log;
+  return e;
+}
+
+}  // namespace
+
+Status ProfileSession::DryRun(const ProfileRequest& req) {
+  const auto& c = req.config;
+  const std::string base = (fs::path(c.profile.runs_dir) / "<run-id>").string();
+  if (req.discovery_run == 0) {
+    out_ << "# discovery\n"
+         << ShellQuote(NsysProfileArgv(tools_.nsys, c.nsys, base + "/nsys/discovery", req.workload)) << "\n";
+    for (const auto& [k, v] : NsysProfileEnv(c.nsys)) out_ << "#   with " << k << "=" << v << "\n";
+    out_ << ShellQuote(NsysExportArgv(tools_.nsys, base + "/nsys/discovery.nsys-rep", base + "/nsys/discovery.sqlite"))
+         << "\n# deep pass: the kernels are chosen from the discovery run (--discovery RUN shows them now)\n"
+         << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, Selection{}, NcuPass{{}, "<selected kernels>", {}},
+                                      base + "/ncu/pass1", req.workload))
+         << "\n";
+    return Status::Ok();
+  }
+  auto sel = SelectKernels(store_, req.discovery_run, c.selection);
+  if (!sel.ok()) return sel.error();
+  out_ << FormatSelection(*sel);
+  for (size_t p = 0; p < sel->passes.size(); ++p) {
+    out_ << fmt::format("# deep pass {} of {}\n", p + 1, sel->passes.size())
+         << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, *sel, sel->passes[p],
+                                      fmt::format("{}/ncu/pass{}", base, p + 1), req.workload))
+         << "\n";
+  }
+  out_ << "# each kernel alone\n";
+  for (const auto& k : sel->kernels)
+    out_ << ShellQuote(NcuKernelArgv(tools_.ncu, c.ncu, *sel, k, req.workload)) << "\n";
+  return Status::Ok();
+}
+
+Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
+  const auto& cfg = req.config;
+  if (req.workload.empty())
+    return Error{"", "no workload to profile", "write: kscope profile [options] -- COMMAND ARGS..."};
+  if (req.dry_run) {
+    KSCOPE_RETURN_IF_ERROR(DryRun(req));
+    return ProfileResult{};
+  }
+  // Checks that need no run: the tools, their versions, the GPU.
+  std::error_code ec;
+  fs::create_directories(cfg.profile.runs_dir, ec);
+  const fs::path pre_logs = fs::path(cfg.profile.runs_dir) / ".preflight";
+  fs::create_directories(pre_logs, ec);
+  auto versions = CheckToolVersions(runner_, tools_, pre_logs.string(), req.discovery_run == 0, true);
+  if (!versions.ok()) return versions.error();
+  auto gpu = QueryGpu(runner_, pre_logs.string());
+  if (!gpu.ok()) return gpu.error();
+
+  // The run, in the store and on disk, before anything long starts.
+  Capture cap;
+  store::Manifest manifest = req.manifest;
+  manifest.command = Joined(req.workload);
+  manifest.nsys_version = versions->nsys.empty() ? std::nullopt : std::optional<std::string>(versions->nsys);
+  manifest.ncu_version = versions->ncu;
+  if (!cfg.model.name.empty() && !manifest.model) manifest.model = cfg.model.name;
+  if (!cfg.model.dtype.empty() && !manifest.dtype) manifest.dtype = cfg.model.dtype;
+  for (const auto& [k, v] : req.sweep_point) manifest.tags["sweep." + k] = v;
+  {
+    auto tx = sql::Transaction::Begin(store_.db());
+    if (!tx.ok()) return tx.error();
+    auto id = store_.CreateRun(manifest);
+    if (!id.ok()) return id.error();
+    KSCOPE_RETURN_IF_ERROR(store_.SetRunStatus(*id, "running", ""));
+    KSCOPE_RETURN_IF_ERROR(tx->Commit());
+    cap.run_id = *id;
+  }
+  auto dir = MakeRunDir(cfg.profile.runs_dir, cap.run_id);
+  if (!dir.ok()) return dir.error();
+  cap.dir = *dir;
+  ProfileResult result;
+  result.run_id = cap.run_id;
+  result.run_dir = cap.dir.root.string();
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  cap.manifest = {{"kscope_run", cap.run_id},
+                  {"status", "running"},
+                  {"started_at", Now()},
+                  {"host", host},
+                  {"cwd", fs::current_path(ec).string()},
+                  {"workload", req.workload},
+                  {"command", ShellQuote(req.workload)},
+                  {"config", config::ToYaml(cfg)},
+                  {"sweep_point", req.sweep_point},
+                  {"environment", {{"CUDA_VISIBLE_DEVICES", visible == nullptr ? json() : json(visible)}}},
+                  {"tools",
+                   {{"nsys", {{"path", tools_.nsys}, {"version", versions->nsys}}},
+                    {"ncu", {{"path", tools_.ncu}, {"version", versions->ncu}}}}},
+                  {"steps", json::array()},
+                  {"notes", json::array()}};
+  if (*gpu) cap.manifest["gpu"] = ToJson(**gpu);
+  if (auto torch = TorchVersion(runner_, req.workload, cap.dir.logs().string())) {
+    cap.manifest["environment"]["torch"] = *torch;
+  }
+  cap.manifest["ncu_settings"] = {{"mode", cfg.ncu.mode},
+                                  {"sections", NcuSections(cfg.ncu)},
+                                  {"replay", cfg.ncu.replay},
+                                  {"clock_control", cfg.ncu.clock_control},
+                                  {"cache_control", cfg.ncu.cache_control}};
+  KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
+  out_ << fmt::format("kscope profile: run {} in {}\n", cap.run_id, cap.dir.root.string());
+  if (auto old = ApplyRetention(cfg.profile.runs_dir, cfg.profile.keep_runs, cfg.profile.old_runs); old.ok()) {
+    for (const auto& line : *old) out_ << "  " << line << "\n";
+  }
+
+  // Ends the run: its status in the store and on disk; `error` says why it stopped early.
+  auto finish = [&](std::optional<Error> error) -> Result<ProfileResult> {
+    result.complete = !error.has_value();
+    result.error = error;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cap.t0).count();
+    cap.manifest["status"] = result.complete ? "complete" : "incomplete";
+    cap.manifest["finished_at"] = Now();
+    cap.manifest["seconds"] = std::round(result.seconds * 10) / 10;
+    if (error) cap.manifest["error"] = error->Line();
+    KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
+    KSCOPE_RETURN_IF_ERROR(
+        store_.SetRunStatus(cap.run_id, result.complete ? "complete" : "incomplete", cap.manifest.dump()));
+    return result;
+  };
+  auto interrupted = [&](const std::string& during) {
+    return Error{cap.dir.root.string(), "interrupted during " + during,
+                 fmt::format("run {} is marked incomplete and holds what was gathered", cap.run_id)};
+  };
+
+  // 1. Discovery: nsys, its SQLite export, the import.
+  int64_t discovery = req.discovery_run;
+  if (discovery == 0) {
+    Progress progress(out_, tty_, "[1/3] nsys");
+    const std::string base = (cap.dir.nsys() / "discovery").string();
+    ProcessSpec spec;
+    spec.argv = NsysProfileArgv(tools_.nsys, cfg.nsys, base, req.workload);
+    spec.env = NsysProfileEnv(cfg.nsys);
+    spec.log_path = (cap.dir.logs() / "nsys_profile.log").string();
+    spec.timeout_s = cfg.profile.nsys_timeout_s;
+    spec.stop_signal = SIGINT;  // nsys ends collection and writes its report on SIGINT
+    spec.kill_grace_s = 120;
+    NsysOutput nsys_out;
+    spec.on_line = [&](std::string_view l) { nsys_out.Feed(l); };
+    json& step = cap.Step("nsys profile", spec.argv, spec.log_path);
+    for (const auto& [k, v] : spec.env) step["env"][k] = v;
+    progress.Start(ShellQuote(req.workload));
+    auto run = runner_.Run(spec);
+    if (!run.ok()) return finish(run.error());
+    Capture::Record(step, *run);
+    const std::string report = base + ".nsys-rep";
+    const bool have_report = fs::exists(report, ec);
+    progress.Done(fmt::format("{} in {:.1f} s", run->Describe(), run->seconds));
+    if (run->interrupted && !have_report) return finish(interrupted("the nsys run"));
+    if (run->timed_out && !have_report) {
+      return finish(LogHint(Error{"nsys", fmt::format("stopped at its time limit ({} s)", cfg.profile.nsys_timeout_s),
+                                  "raise profile.nsys_timeout_s or gate on a range with nsys.capture_range"},
+                            spec.log_path));
+    }
+    if (!have_report) {
+      if (nsys_out.importer_failed) {
+        return finish(LogHint(
+            Error{"nsys", "recorded the run but could not turn it into a report (its importer failed to start)",
+                  "the importer needs libdw.so.1 and libelf.so.1 (Debian/Ubuntu: libdw1, libelf1); kscope doctor "
+                  "checks this"},
+            spec.log_path));
+      }
+      if (nsys_out.no_reports && !cfg.nsys.capture_range.empty()) {
+        return finish(LogHint(
+            Error{"nsys", fmt::format("recorded nothing: the capture range '{}' never opened", cfg.nsys.capture_range),
+                  "check the range's name (nsys writes range@domain for a named domain) or leave "
+                  "nsys.capture_range empty"},
+            spec.log_path));
+      }
+      if (!run->ok()) {
+        return finish(LogHint(Error{"nsys",
+                                    "the workload failed under nsys (" + run->Describe() +
+                                        ") and no report "
+                                        "was written",
+                                    "run the workload alone to see why"},
+                              spec.log_path));
+      }
+      return finish(LogHint(Error{"nsys", "wrote no report (" + report + ")", "see its output"}, spec.log_path));
+    }
+    std::optional<Error> workload_failed;
+    if (!run->ok()) {
+      workload_failed = LogHint(
+          Error{"nsys",
+                fmt::format("the workload {} under nsys", run->interrupted ? "was interrupted" : run->Describe()),
+                "the discovery data up to then is in the run; fix the workload and profile again"},
+          spec.log_path);
+    }
+    // Export and import what nsys wrote, also after a failure: it is what was gathered.
+    Progress exp_progress(out_, tty_, "      export");
+    const std::string sqlite = base + ".sqlite";
+    ProcessSpec ex;
+    ex.argv = NsysExportArgv(tools_.nsys, report, sqlite);
+    ex.log_path = (cap.dir.logs() / "nsys_export.log").string();
+    ex.timeout_s = cfg.profile.nsys_timeout_s;
+    json& ex_step = cap.Step("nsys export", ex.argv, ex.log_path);
+    auto exported = runner_.Run(ex);
+    if (!exported.ok()) return finish(exported.error());
+    Capture::Record(ex_step, *exported);
+    if (!exported->ok() || !fs::exists(sqlite, ec)) {
+      return finish(LogHint(Error{"nsys export", "could not export the report to SQLite (" + exported->Describe() + ")",
+                                  "the report is kept: " + report},
+                            ex.log_path));
+    }
+    import::ImportOptions opts;
+    opts.into_run = cap.run_id;
+    auto imported = import::ImportFiles(store_, {sqlite}, opts);
+    if (!imported.ok()) return finish(imported.error());
+    exp_progress.Done(fmt::format("{} rows imported", imported->front().rows_read));
+    if (workload_failed) return finish(workload_failed);
+    if (Interrupted()) return finish(interrupted("the discovery"));
+    discovery = cap.run_id;
+  } else {
+    cap.manifest["discovery_run"] = discovery;
+  }
+
+  // 2. Selection.
+  auto sel = SelectKernels(store_, discovery, cfg.selection);
+  if (!sel.ok()) return finish(sel.error());
+  result.selection = *sel;
+  cap.manifest["selection"] = SelectionJson(*sel);
+  for (const auto& note : sel->notes) {
+    cap.manifest["notes"].push_back(note);
+    out_ << "note: " << note << "\n";
+  }
+  out_ << "[2/3] " << FormatSelection(*sel);
+  KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
+
+  // 3. The deep pass: one ncu run per pass, its pages exported and imported, each profiled
+  // launch linked to its kernel in the discovery run.
+  int64_t launches_total = 0;
+  for (const auto& p : sel->passes) launches_total += static_cast<int64_t>(p.profiled_rows.size());
+  Progress ncu_progress(out_, tty_, "[3/3] ncu");
+  ncu_progress.Start(
+      fmt::format("{} launches in {} run{}", launches_total, sel->passes.size(), sel->passes.size() == 1 ? "" : "s"));
+  int64_t done_before = 0;
+  for (size_t p = 0; p < sel->passes.size(); ++p) {
+    const NcuPass& pass = sel->passes[p];
+    const std::string base = (cap.dir.ncu() / fmt::format("pass{}", p + 1)).string();
+    ProcessSpec spec;
+    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, *sel, pass, base, req.workload);
+    spec.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}.log", p + 1)).string();
+    spec.timeout_s = cfg.profile.ncu_timeout_s;
+    spec.kill_grace_s = 60;  // ncu writes the launches profiled so far on SIGTERM
+    NcuOutput ncu_out;
+    spec.on_line = [&](std::string_view l) {
+      if (ncu_out.Feed(l)) {
+        ncu_progress.Kernel(done_before + ncu_out.profiled, launches_total, ncu_out.last_passes,
+                            fmt::format("run {} of {}", p + 1, sel->passes.size()));
+      }
+    };
+    json& step = cap.Step(fmt::format("ncu pass {}", p + 1), spec.argv, spec.log_path);
+    step["profiled_kernel_rows"] = pass.profiled_rows;
+    auto run = runner_.Run(spec);
+    if (!run.ok()) return finish(run.error());
+    Capture::Record(step, *run);
+    step["launches_profiled"] = ncu_out.profiled;
+    done_before += ncu_out.profiled;
+    const std::string report = base + ".ncu-rep";
+    std::optional<Error> stop;
+    if (ncu_out.no_kernels) {
+      // Which kernels did ncu see instead? The ones nearest to what was asked.
+      std::vector<std::string> wanted;
+      for (size_t i : pass.kernels) wanted.push_back(sel->kernels[i].mangled);
+      std::string near;
+      for (const auto& n : Closest(wanted.front(), ncu_out.available_kernels, 3)) {
+        near += (near.empty() ? "" : ", ") + n;
+      }
+      std::string what = fmt::format("ncu profiled no kernel: the filter {} matched nothing", pass.filter);
+      if (!sel->nvtx_include.empty()) what += " inside NVTX range '" + sel->nvtx_include + "'";
+      std::string fix = near.empty() ? "check that the workload launches the same kernels in each run"
+                                     : "closest kernels ncu saw: " + near;
+      if (ncu_out.nvtx_push_pop_hint) fix += "; ncu's NVTX include expressions match push/pop ranges only";
+      stop = LogHint(Error{"ncu", what, fix}, spec.log_path);
+    } else if (run->interrupted) {
+      stop = interrupted(fmt::format("ncu run {}", p + 1));
+    } else if (run->timed_out) {
+      stop =
+          LogHint(Error{"ncu", fmt::format("stopped at its time limit ({} s)", cfg.profile.ncu_timeout_s),
+                        "raise profile.ncu_timeout_s, or profile fewer launches (selection.launches, selection.top)"},
+                  spec.log_path);
+    } else if (!run->ok()) {
+      const std::string why =
+          ncu_out.app_exit_code
+              ? fmt::format("the workload exited with {} under ncu", *ncu_out.app_exit_code)
+              : "ncu failed (" + run->Describe() + ")" + (ncu_out.errors.empty() ? "" : ": " + ncu_out.errors.front());
+      stop = LogHint(Error{"ncu", why, "the launches profiled before it are in the run"}, spec.log_path);
+    }
+    if (fs::exists(report, ec) && ncu_out.profiled > 0) {
+      // The report's pages as CSV, kept in the run directory, then imported.
+      std::vector<std::string> pages;
+      for (const std::string page : {"raw", "details"}) {
+        ProcessSpec ex;
+        ex.argv = NcuExportArgv(tools_.ncu, report, page);
+        ex.stdout_path = base + "_" + page + ".csv";
+        ex.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}_{}_export.log", p + 1, page)).string();
+        json& ex_step = cap.Step(fmt::format("ncu export pass {} {}", p + 1, page), ex.argv, ex.log_path);
+        auto exported = runner_.Run(ex);
+        if (!exported.ok()) return finish(exported.error());
+        Capture::Record(ex_step, *exported);
+        if (!exported->ok()) {
+          return finish(
+              LogHint(Error{report, "ncu could not export its " + page + " page", "the report is kept"}, ex.log_path));
+        }
+        pages.push_back(ex.stdout_path);
+      }
+      import::ImportOptions opts;
+      opts.into_run = cap.run_id;
+      auto imported = import::ImportFiles(store_, pages, opts);
+      if (!imported.ok()) return finish(imported.error());
+      auto linked = LinkPlannedLaunches(store_, cap.run_id, imported->front().source_id, discovery, pass);
+      if (!linked.ok()) return finish(linked.error());
+      step["linked"] = linked->linked;
+      if (linked->mismatched > 0) {
+        const std::string note = fmt::format(
+            "ncu run {}: {} of {} profiled launches did not match the discovery run's launch at the same place "
+            "(name or shape differ: the workload launched differently); they are kept unlinked",
+            p + 1, linked->mismatched, linked->linked + linked->mismatched);
+        cap.manifest["notes"].push_back(note);
+        out_ << "note: " << note << "\n";
+      }
+    }
+    if (stop) return finish(stop);
+  }
+  ncu_progress.Done(fmt::format("{} launches profiled", done_before));
+  return finish(std::nullopt);
+}
+
+}  // namespace kscope::capture

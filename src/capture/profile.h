@@ -1,0 +1,63 @@
+// kscope profile: from a workload to deep metrics of its hot kernels, in one run of the
+// store. Discovery (nsys profile, SQLite export, import), selection of the top kernels and
+// their launches, the deep pass (as few ncu runs as the launch order allows), their import
+// and the link of each profiled launch to its kernel in the timeline; a run directory
+// runs/<run-id>/{nsys,ncu,logs}/ with manifest.json. Every program runs through a
+// ProcessRunner, so tests replay recorded nsys/ncu outputs through this same code.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "capture/preflight.h"
+#include "capture/process.h"
+#include "capture/selection.h"
+#include "config/config.h"
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::capture {
+
+struct ProfileRequest {
+  std::vector<std::string> workload;  // the program and its arguments
+  config::Config config;
+  store::Manifest manifest;                        // what the user says (label, model, tags...)
+  std::map<std::string, std::string> sweep_point;  // the sweep values of this run, if any
+  int64_t discovery_run = 0;                       // select from this imported run instead of running nsys
+  bool dry_run = false;                            // print the commands, run nothing
+};
+
+struct ProfileResult {
+  int64_t run_id = 0;
+  std::string run_dir;
+  bool complete = false;  // false: stopped early; what was gathered is in the run
+  std::optional<Selection> selection;
+  double seconds = 0;
+  std::optional<Error> error;  // why it stopped early (the run exists and holds what was gathered)
+};
+
+class ProfileSession {
+ public:
+  // `out` gets progress and results (kscope's stderr); `tty` redraws progress on one line.
+  ProfileSession(store::Store& store, ProcessRunner& runner, Toolchain tools, std::ostream& out, bool tty)
+      : store_(store), runner_(runner), tools_(std::move(tools)), out_(out), tty_(tty) {}
+
+  // A run that starts is returned even when it stops early (result.error says why); an
+  // error before any run exists (bad tools, no GPU, bad selection) is returned as an Error.
+  Result<ProfileResult> Run(const ProfileRequest& request);
+
+ private:
+  Status DryRun(const ProfileRequest& request);
+
+  store::Store& store_;
+  ProcessRunner& runner_;
+  Toolchain tools_;
+  std::ostream& out_;
+  bool tty_;
+};
+
+}  // namespace kscope::capture

@@ -1,0 +1,107 @@
+#include "capture/run_dir.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <memory>
+
+namespace kscope::capture {
+
+namespace fs = std::filesystem;
+
+Result<RunDir> MakeRunDir(const std::string& runs_dir, int64_t run_id) {
+  RunDir d{fs::path(runs_dir) / std::to_string(run_id)};
+  std::error_code ec;
+  if (fs::exists(d.root, ec)) {
+    return Error{d.root.string(), "a run directory with this run id exists already (from another database?)",
+                 "move it away or set profile.runs_dir to another folder"};
+  }
+  for (const auto& p : {d.nsys(), d.ncu(), d.logs()}) {
+    fs::create_directories(p, ec);
+    if (ec) return Error{p.string(), "cannot create the run directory: " + ec.message(), "check profile.runs_dir"};
+  }
+  return d;
+}
+
+Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest) {
+  const fs::path tmp = dir.root / "manifest.json.tmp";
+  {
+    std::ofstream out(tmp);
+    out << manifest.dump(2) << "\n";
+    if (!out) return Error{tmp.string(), "cannot write the run's manifest", "check free space"};
+  }
+  std::error_code ec;
+  fs::rename(tmp, dir.manifest(), ec);
+  if (ec) return Error{dir.manifest().string(), "cannot write the run's manifest: " + ec.message(), ""};
+  return Status::Ok();
+}
+
+Status CompressFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const fs::path out_path = path.string() + ".zst";
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  if (!in || !out) return Error{path.string(), "cannot compress: the file or its .zst cannot be opened", ""};
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), &ZSTD_freeCCtx);
+  ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 10);
+  std::vector<char> ibuf(ZSTD_CStreamInSize()), obuf(ZSTD_CStreamOutSize());
+  bool last = false;
+  while (!last) {
+    in.read(ibuf.data(), static_cast<std::streamsize>(ibuf.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    last = got < ibuf.size();
+    ZSTD_inBuffer input{ibuf.data(), got, 0};
+    bool done = false;
+    while (!done) {
+      ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
+      const size_t rem = ZSTD_compressStream2(cctx.get(), &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
+      if (ZSTD_isError(rem)) return Error{path.string(), std::string("zstd: ") + ZSTD_getErrorName(rem), ""};
+      out.write(obuf.data(), static_cast<std::streamsize>(output.pos));
+      done = last ? rem == 0 : input.pos == input.size;
+    }
+  }
+  out.close();
+  if (!out) return Error{out_path.string(), "cannot write the compressed file", "check free space"};
+  in.close();
+  std::error_code ec;
+  fs::remove(path, ec);
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int64_t keep, const std::string& policy) {
+  std::vector<std::string> done;
+  if (policy == "keep") return done;
+  std::vector<std::pair<int64_t, fs::path>> runs;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(runs_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    int64_t id = 0;
+    auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), id);
+    if (err == std::errc() && p == name.data() + name.size() && e.is_directory()) runs.emplace_back(id, e.path());
+  }
+  std::sort(runs.begin(), runs.end());
+  const auto old = static_cast<int64_t>(runs.size()) - std::max<int64_t>(keep, 0);
+  for (int64_t i = 0; i < old; ++i) {
+    const fs::path& dir = runs[static_cast<size_t>(i)].second;
+    if (policy == "delete") {
+      fs::remove_all(dir, ec);
+      if (ec) return Error{dir.string(), "cannot delete an old run directory: " + ec.message(), ""};
+      done.push_back("deleted " + dir.string());
+      continue;
+    }
+    int64_t compressed = 0;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+      if (e.is_regular_file() && e.path().extension() != ".zst") files.push_back(e.path());
+    }
+    for (const auto& f : files) {
+      KSCOPE_RETURN_IF_ERROR(CompressFile(f));
+      ++compressed;
+    }
+    if (compressed > 0) done.push_back("compressed " + std::to_string(compressed) + " files in " + dir.string());
+  }
+  return done;
+}
+
+}  // namespace kscope::capture

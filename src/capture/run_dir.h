@@ -1,0 +1,38 @@
+// A profile run's directory, runs/<run-id>/{nsys,ncu,logs}/ with manifest.json, and what
+// happens to older run directories (kept, compressed with zstd file by file, or deleted).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace kscope::capture {
+
+struct RunDir {
+  std::filesystem::path root;
+  [[nodiscard]] std::filesystem::path nsys() const { return root / "nsys"; }
+  [[nodiscard]] std::filesystem::path ncu() const { return root / "ncu"; }
+  [[nodiscard]] std::filesystem::path logs() const { return root / "logs"; }
+  [[nodiscard]] std::filesystem::path manifest() const { return root / "manifest.json"; }
+};
+
+// Creates <runs_dir>/<run_id>/ and its three folders; an existing directory for that id
+// (a run id reused by a new database) is an error, not overwritten.
+Result<RunDir> MakeRunDir(const std::string& runs_dir, int64_t run_id);
+
+// Writes manifest.json whole (to a temporary name, then renamed: never half-written).
+Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest);
+
+// Run directories under `runs_dir` other than the newest `keep` (by run id): `policy`
+// "compress" replaces each file by FILE.zst, "delete" removes the directory, "keep" does
+// nothing. Returns one line per directory handled.
+Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int64_t keep, const std::string& policy);
+
+// zstd-compresses `path` to `path`.zst and removes `path`.
+Status CompressFile(const std::filesystem::path& path);
+
+}  // namespace kscope::capture

@@ -1,0 +1,294 @@
+#include "capture/selection.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "analysis/launch_links.h"
+#include "analysis/nsys_events.h"
+#include "store/column_codec.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
+#include "util/closest.h"
+
+namespace kscope::capture {
+
+namespace {
+
+using store::kNull;
+
+bool IsPushPop(int64_t type) { return type == store::nvtx::kPushPop || type == store::nvtx::kNvtxtPushPop; }
+
+struct Stage {
+  std::vector<char> in_stage;  // per NVTX row
+  std::string nvtx_include;
+  std::vector<std::string> notes;
+};
+
+// The NVTX rows named by `spec` ("range" in the default domain, or "domain@range" as ncu
+// writes it) and the ncu --nvtx-include that gates on them.
+Result<Stage> ResolveStage(const std::string& spec, const analysis::NsysEvents& e,
+                           const std::unordered_map<int64_t, std::string>& strings) {
+  const auto& n = e.nvtx;
+  auto text_of = [&](size_t r) {
+    auto it = strings.find(n.text[r]);
+    return it == strings.end() ? std::string() : it->second;
+  };
+  auto domain_of = [&](size_t r) {
+    auto it = n.domain[r] == kNull ? strings.end() : strings.find(n.domain[r]);
+    return it == strings.end() ? std::string() : it->second;
+  };
+  Stage s;
+  s.in_stage.assign(n.start.size(), 0);
+  // An exact range name wins; "domain@range" is read as ncu reads it only when no range has
+  // the whole spec as its name.
+  std::string want_domain, want_text = spec;
+  bool exact = false;
+  for (size_t r = 0; r < n.start.size() && !exact; ++r) exact = text_of(r) == spec && domain_of(r).empty();
+  if (!exact) {
+    if (const auto at = spec.find('@'); at != std::string::npos) {
+      want_domain = spec.substr(0, at);
+      want_text = spec.substr(at + 1);
+    }
+  }
+  bool push_pop = false, start_end = false;
+  for (size_t r = 0; r < n.start.size(); ++r) {
+    if (text_of(r) != want_text || domain_of(r) != want_domain) continue;
+    s.in_stage[r] = 1;
+    (IsPushPop(n.event_type[r]) ? push_pop : start_end) = true;
+  }
+  if (!push_pop && !start_end) {
+    std::set<std::string> names;
+    for (size_t r = 0; r < n.start.size(); ++r) {
+      const std::string d = domain_of(r);
+      names.insert(d.empty() ? text_of(r) : d + "@" + text_of(r));
+    }
+    const std::vector<std::string> all(names.begin(), names.end());
+    std::string seen;
+    for (const auto& c : Closest(spec, all, 5)) seen += (seen.empty() ? "" : ", ") + std::string("'") + c + "'";
+    return Error{"selection.stage", fmt::format("no NVTX range '{}' in the discovery run", spec),
+                 all.empty() ? "the workload emits no NVTX ranges (nsys --trace must include nvtx); leave "
+                               "selection.stage empty"
+                             : "ranges seen: " + seen + " (a range in a named domain is written domain@range)"};
+  }
+  if (want_text.find('@') != std::string::npos || want_domain.find('@') != std::string::npos) {
+    s.notes.push_back(fmt::format(
+        "ncu reads '@' in an NVTX filter as domain@range, so the range '{}' cannot be named in --nvtx-include; "
+        "ncu is not NVTX-gated: its launch counts run over the whole program, as the discovery run counted them",
+        want_text));
+  } else if (push_pop && start_end) {
+    s.notes.push_back(fmt::format(
+        "'{}' is both a push/pop and a start/end range, which ncu filters with different syntax; ncu is not "
+        "NVTX-gated: its launch counts run over the whole program, as the discovery run counted them",
+        spec));
+  } else {
+    // push/pop ranges need the trailing '/' in ncu's syntax; start/end ranges must not have it
+    s.nvtx_include = (want_domain.empty() ? "" : want_domain + "@") + want_text + (push_pop ? "/" : "");
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string EscapeRegex(std::string_view literal) {
+  std::string out;
+  for (char c : literal) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!word) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string UnionFilter(const std::vector<std::string>& names) {
+  std::string alt;
+  for (const auto& n : names) alt += (alt.empty() ? "" : "|") + EscapeRegex(n);
+  return names.size() == 1 ? "regex:^" + alt + "$" : "regex:^(" + alt + ")$";
+}
+
+Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg) {
+  auto events = analysis::LoadNsysEvents(store, run_id);
+  if (!events.ok()) return events.error();
+  const analysis::NsysEvents& e = *events;
+  const auto& k = e.kernels;
+  if (k.start.empty()) {
+    return Error{"", fmt::format("the discovery run {} has no GPU kernels", run_id),
+                 "check that the workload uses the GPU and that nsys traced cuda"};
+  }
+  auto mangled_col = store::ReadColumns(store.db(), run_id, store::kKernelStream, {store::kernel::kMangledName});
+  if (!mangled_col.ok()) return mangled_col.error();
+  const std::vector<int64_t>& mangled = (*mangled_col)[0];
+
+  std::vector<int64_t> ids(k.name.begin(), k.name.end());
+  ids.insert(ids.end(), mangled.begin(), mangled.end());
+  ids.insert(ids.end(), e.nvtx.text.begin(), e.nvtx.text.end());
+  ids.insert(ids.end(), e.nvtx.domain.begin(), e.nvtx.domain.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto strings = store.Strings(ids);
+  if (!strings.ok()) return strings.error();
+
+  Selection sel;
+  sel.stage = cfg.stage;
+  std::vector<char> in_stage;
+  if (!cfg.stage.empty()) {
+    auto stage = ResolveStage(cfg.stage, e, *strings);
+    if (!stage.ok()) return stage.error();
+    in_stage = std::move(stage->in_stage);
+    sel.nvtx_include = stage->nvtx_include;
+    sel.notes = std::move(stage->notes);
+  }
+
+  // Launch order (the launching call's start; the kernel's own start when unknown) and scope.
+  int64_t open_end = 0;
+  for (size_t r = 0; r < e.nvtx.start.size(); ++r) open_end = std::max({open_end, e.nvtx.start[r], e.nvtx.end[r]});
+  const size_t n = k.start.size();
+  std::vector<int64_t> order_time(k.start.begin(), k.start.end());
+  std::vector<char> in_scope(n, cfg.stage.empty() ? 1 : 0);
+  for (const auto& link : analysis::LinkLaunches(e, open_end)) {
+    if (link.op >= n) continue;
+    order_time[link.op] = e.api.start[link.api];
+    if (link.range >= 0 && !in_stage.empty() && in_stage[static_cast<size_t>(link.range)]) in_scope[link.op] = 1;
+  }
+  std::vector<int64_t> rows;
+  for (size_t i = 0; i < n; ++i) {
+    if (in_scope[i]) rows.push_back(static_cast<int64_t>(i));
+  }
+  if (rows.empty()) {
+    return Error{"selection.stage", fmt::format("no GPU kernel was launched inside the NVTX range '{}'", cfg.stage),
+                 "choose a range that launches GPU work, or leave selection.stage empty"};
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&](int64_t x, int64_t y) {
+    return order_time[static_cast<size_t>(x)] < order_time[static_cast<size_t>(y)];
+  });
+
+  // Kernels by identity (the mangled name; the demangled one when the export lacks it).
+  auto identity = [&](int64_t row) {
+    const auto r = static_cast<size_t>(row);
+    return mangled[r] != kNull ? mangled[r] : k.name[r];
+  };
+  std::unordered_map<int64_t, size_t> by_id;
+  std::vector<SelectedKernel> all;
+  for (int64_t row : rows) {
+    const auto r = static_cast<size_t>(row);
+    auto [it, added] = by_id.try_emplace(identity(row), all.size());
+    if (added) {
+      SelectedKernel sk;
+      sk.name = strings->at(k.name[r]);
+      sk.mangled = strings->at(identity(row));
+      all.push_back(std::move(sk));
+    }
+    SelectedKernel& sk = all[it->second];
+    ++sk.launches;
+    sk.total_ns += k.end[r] - k.start[r];
+    sk.rows.push_back(row);
+    sel.scope_ns += k.end[r] - k.start[r];
+  }
+  sel.scope_kernels = static_cast<int64_t>(rows.size());
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
+  double cumulative = 0;
+  for (auto& sk : all) {
+    if (static_cast<int64_t>(sel.kernels.size()) >= cfg.top || sel.covered_pct >= cfg.coverage_pct) break;
+    sk.share_pct = sel.scope_ns > 0 ? 100.0 * static_cast<double>(sk.total_ns) / static_cast<double>(sel.scope_ns) : 0;
+    cumulative += sk.share_pct;
+    sk.cumulative_pct = cumulative;
+    sel.covered_pct = cumulative;
+    sk.filter = UnionFilter({sk.mangled});
+    sel.kernels.push_back(std::move(sk));
+  }
+  sel.warmup = cfg.warmup;
+  sel.launches = cfg.launches;
+
+  // What ncu counts its per-configuration skip over: the launches inside the stage when it is
+  // NVTX-gated, else every launch of the program.
+  std::vector<int64_t> counted;
+  if (!cfg.stage.empty() && sel.nvtx_include.empty()) {
+    counted.resize(n);
+    std::iota(counted.begin(), counted.end(), int64_t{0});
+    std::stable_sort(counted.begin(), counted.end(), [&](int64_t x, int64_t y) {
+      return order_time[static_cast<size_t>(x)] < order_time[static_cast<size_t>(y)];
+    });
+  } else {
+    counted = rows;
+  }
+  auto dims =
+      store::ReadColumns(store.db(), run_id, store::kKernelStream,
+                         {store::kernel::kGridX, store::kernel::kGridY, store::kernel::kGridZ, store::kernel::kBlockX,
+                          store::kernel::kBlockY, store::kernel::kBlockZ, store::kernel::kDynamicSmem});
+  if (!dims.ok()) return dims.error();
+  using Config = std::array<int64_t, 8>;  // identity, grid xyz, block xyz, dynamic shared memory
+  auto config_of = [&](int64_t row) {
+    Config c{identity(row)};
+    for (size_t d = 0; d < 7; ++d) c[d + 1] = (*dims)[d][static_cast<size_t>(row)];
+    return c;
+  };
+  // Per configuration: its launches in counting order; the picks are [warmup, warmup+launches).
+  std::map<Config, std::vector<int64_t>> config_rows;
+  std::unordered_map<int64_t, size_t> selected;  // identity -> kernel index
+  for (size_t i = 0; i < sel.kernels.size(); ++i) selected[identity(sel.kernels[i].rows.front())] = i;
+  for (int64_t row : counted) {
+    if (selected.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
+  }
+  std::vector<std::vector<int64_t>> picks(sel.kernels.size());
+  std::set<Config> covered;
+  for (const auto& [c, crows] : config_rows) {
+    const size_t ki = selected.at(c[0]);
+    ++sel.kernels[ki].configs;
+    const auto begin = static_cast<size_t>(std::min<int64_t>(cfg.warmup, static_cast<int64_t>(crows.size())));
+    const auto end =
+        static_cast<size_t>(std::min<int64_t>(cfg.warmup + cfg.launches, static_cast<int64_t>(crows.size())));
+    if (begin < end) covered.insert(c);
+    picks[ki].insert(picks[ki].end(), crows.begin() + static_cast<std::ptrdiff_t>(begin),
+                     crows.begin() + static_cast<std::ptrdiff_t>(end));
+  }
+  int64_t deep_ns = 0;
+  for (auto& sk : sel.kernels) {
+    for (int64_t row : sk.rows) {
+      if (covered.count(config_of(row)) == 0) continue;
+      sk.covered_ns += k.end[static_cast<size_t>(row)] - k.start[static_cast<size_t>(row)];
+    }
+    deep_ns += sk.covered_ns;
+  }
+  sel.deep_pct = sel.scope_ns > 0 ? 100.0 * static_cast<double>(deep_ns) / static_cast<double>(sel.scope_ns) : 0;
+
+  // Passes: kernels in order of importance share one ncu run while its launches stay within
+  // max_pass_launches; the launches of a run are profiled in launch order.
+  std::unordered_map<int64_t, size_t> position;
+  for (size_t i = 0; i < counted.size(); ++i) position[counted[i]] = i;
+  NcuPass pass;
+  auto close_pass = [&]() {
+    if (pass.kernels.empty()) return;
+    std::vector<std::string> names;
+    for (size_t i : pass.kernels) names.push_back(sel.kernels[i].mangled);
+    pass.filter = UnionFilter(names);
+    std::sort(pass.profiled_rows.begin(), pass.profiled_rows.end(),
+              [&](int64_t x, int64_t y) { return position.at(x) < position.at(y); });
+    sel.passes.push_back(std::move(pass));
+    pass = {};
+  };
+  for (size_t i = 0; i < sel.kernels.size(); ++i) {
+    sel.kernels[i].profiled = static_cast<int64_t>(picks[i].size());
+    if (picks[i].empty()) continue;  // every configuration too rare to pass its warm-up
+    if (!pass.kernels.empty() &&
+        static_cast<int64_t>(pass.profiled_rows.size() + picks[i].size()) > cfg.max_pass_launches) {
+      close_pass();
+    }
+    pass.kernels.push_back(i);
+    pass.profiled_rows.insert(pass.profiled_rows.end(), picks[i].begin(), picks[i].end());
+  }
+  close_pass();
+  if (sel.passes.empty()) {
+    return Error{"selection",
+                 "no launch configuration of the selected kernels is launched more than selection.warmup "
+                 "times, so ncu would profile nothing",
+                 "lower selection.warmup"};
+  }
+  return sel;
+}
+
+}  // namespace kscope::capture

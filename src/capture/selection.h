@@ -1,0 +1,68 @@
+// Which kernels the deep (ncu) pass profiles, and which of their launches: chosen from the
+// discovery (nsys) run in the store. The top kernels by GPU time until a coverage target,
+// optionally among the kernels launched inside one NVTX stage. A kernel launched with
+// several shapes (the same GEMM for the q, k and v projections) does different work in
+// each, so launches are picked per launch configuration (kernel, grid, block, dynamic
+// shared memory): ncu's --filter-mode per-launch-config applies --launch-skip (the warm-up)
+// and --launch-count to each configuration, so one ncu run with an alternation of all the
+// selected kernels profiles representative launches of every shape. The discovery run
+// shows the launch order, so kscope knows which launch each ncu result is.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::capture {
+
+struct SelectedKernel {
+  std::string name;      // demangled, as nsys shows it
+  std::string mangled;   // the exact identity ncu filters on (--kernel-name-base mangled)
+  int64_t launches = 0;  // launches in scope (the stage, or the whole run)
+  int64_t total_ns = 0;  // their GPU time
+  double share_pct = 0;  // of all kernel time in scope
+  double cumulative_pct = 0;
+  int64_t configs = 0;        // distinct launch configurations in scope
+  int64_t profiled = 0;       // launches picked for ncu (per configuration, after warm-up)
+  int64_t covered_ns = 0;     // GPU time in scope of the configurations that get picks
+  std::string filter;         // this kernel alone: the ncu --kernel-name value (regex:^...$)
+  std::vector<int64_t> rows;  // its launches in scope, launch order (kernel stream rows)
+};
+
+// One ncu run: its kernels' union filter and the launches it profiles.
+struct NcuPass {
+  std::vector<size_t> kernels;         // indexes into Selection::kernels
+  std::string filter;                  // --kernel-name (regex:^(a|b)$)
+  std::vector<int64_t> profiled_rows;  // kernel stream row of each profiled launch, in ncu's order
+};
+
+struct Selection {
+  std::string stage;          // selection.stage as given ("" : the whole run)
+  std::string nvtx_include;   // ncu --nvtx-include value ("" : ungated)
+  int64_t scope_kernels = 0;  // kernel launches in scope
+  int64_t scope_ns = 0;       // their GPU time
+  double covered_pct = 0;     // share of scope_ns the selected kernels hold
+  double deep_pct = 0;        // share of scope_ns in launch configurations that get deep metrics
+  int64_t warmup = 0;         // ncu --launch-skip (per launch configuration)
+  int64_t launches = 0;       // ncu --launch-count (per launch configuration)
+  std::vector<SelectedKernel> kernels;
+  std::vector<NcuPass> passes;
+  std::vector<std::string> notes;  // what the user should know (e.g. why ncu is not NVTX-gated)
+};
+
+Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& config);
+
+// What was selected, for the screen (a few lines and a table) and for manifest.json.
+std::string FormatSelection(const Selection& sel);
+nlohmann::json SelectionJson(const Selection& sel);
+
+// Helpers, exposed for tests.
+std::string EscapeRegex(std::string_view literal);               // every non [A-Za-z0-9_] escaped
+std::string UnionFilter(const std::vector<std::string>& names);  // regex:^(a|b)$ of escaped names
+
+}  // namespace kscope::capture

@@ -1,0 +1,58 @@
+// How a selection reads on screen and in manifest.json.
+#include <fmt/format.h>
+
+#include "capture/selection.h"
+
+namespace kscope::capture {
+
+std::string FormatSelection(const Selection& sel) {
+  std::string scope = sel.stage.empty() ? "the whole run" : "NVTX range '" + sel.stage + "'";
+  int64_t launches = 0;
+  for (const auto& p : sel.passes) launches += static_cast<int64_t>(p.profiled_rows.size());
+  std::string out = fmt::format(
+      "selection: {} kernel{} cover {:.1f}% of the GPU kernel time of {} ({} launches, {:.3f} ms); their launch "
+      "configurations with more than {} launches ({:.1f}% of the time) get deep metrics: {} ncu run{}, {} launches "
+      "({} after {} warm-up per configuration)\n",
+      sel.kernels.size(), sel.kernels.size() == 1 ? "" : "s", sel.covered_pct, scope, sel.scope_kernels,
+      static_cast<double>(sel.scope_ns) / 1e6, sel.warmup, sel.deep_pct, sel.passes.size(),
+      sel.passes.size() == 1 ? "" : "s", launches, sel.launches, sel.warmup);
+  out += "    #  time %  cum %  launches  configs  profiled  kernel\n";
+  for (size_t i = 0; i < sel.kernels.size(); ++i) {
+    const auto& k = sel.kernels[i];
+    std::string name = k.name.size() > 100 ? k.name.substr(0, 97) + "..." : k.name;
+    out += fmt::format("  {:>3}  {:>6.1f}  {:>5.1f}  {:>8}  {:>7}  {:>8}  {}\n", i + 1, k.share_pct, k.cumulative_pct,
+                       k.launches, k.configs, k.profiled, name);
+  }
+  return out;
+}
+
+nlohmann::json SelectionJson(const Selection& sel) {
+  nlohmann::json j{{"stage", sel.stage},
+                   {"nvtx_include", sel.nvtx_include},
+                   {"scope_kernels", sel.scope_kernels},
+                   {"scope_ns", sel.scope_ns},
+                   {"covered_pct", sel.covered_pct},
+                   {"deep_pct", sel.deep_pct},
+                   {"launch_skip_per_config", sel.warmup},
+                   {"launch_count_per_config", sel.launches},
+                   {"kernels", nlohmann::json::array()},
+                   {"passes", nlohmann::json::array()},
+                   {"notes", sel.notes}};
+  for (const auto& k : sel.kernels) {
+    j["kernels"].push_back({{"name", k.name},
+                            {"mangled", k.mangled},
+                            {"launches", k.launches},
+                            {"total_ns", k.total_ns},
+                            {"share_pct", k.share_pct},
+                            {"filter", k.filter},
+                            {"configs", k.configs},
+                            {"profiled", k.profiled},
+                            {"covered_ns", k.covered_ns}});
+  }
+  for (const auto& p : sel.passes) {
+    j["passes"].push_back({{"kernels", p.kernels}, {"filter", p.filter}, {"profiled_kernel_rows", p.profiled_rows}});
+  }
+  return j;
+}
+
+}  // namespace kscope::capture

@@ -1,0 +1,364 @@
+#include "config/config.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <sstream>
+#include <variant>
+
+#include "util/closest.h"
+
+namespace kscope::config {
+
+namespace {
+
+using Ref = std::variant<std::string*, double*, int64_t*, std::vector<std::string>*, std::map<std::string, int64_t>*>;
+
+struct Key {
+  std::string_view name;
+  std::string_view doc;
+  std::vector<std::string_view> choices;  // allowed values of a string key; empty: any
+  Ref (*ref)(Config&);
+};
+
+// Every configuration key, once. Defaults are the member initializers in config.h.
+const std::vector<Key>& Keys() {
+  static const std::vector<Key> kKeys{
+      {"profile.runs_dir",
+       "folder of the run directories (<runs_dir>/<run-id>/{nsys,ncu,logs})",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.runs_dir; }},
+      {"profile.keep_runs",
+       "run directories kept as they are; older ones are handled as profile.old_runs say",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.keep_runs; }},
+      {"profile.old_runs",
+       "what happens to older run directories",
+       {"compress", "delete", "keep"},
+       +[](Config& c) -> Ref { return &c.profile.old_runs; }},
+      {"profile.nsys_timeout_s",
+       "time limit of the nsys run in seconds (0: none)",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.nsys_timeout_s; }},
+      {"profile.ncu_timeout_s",
+       "time limit of each ncu run in seconds (0: none)",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.ncu_timeout_s; }},
+      {"profile.rank",
+       "wrapper mode: profile only this rank of a multi-rank job (-1: every process profiles)",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.rank; }},
+      {"nsys.trace", "nsys --trace", {}, +[](Config& c) -> Ref { return &c.nsys.trace; }},
+      {"nsys.sample", "nsys --sample", {}, +[](Config& c) -> Ref { return &c.nsys.sample; }},
+      {"nsys.cuda_graph_trace",
+       "nsys --cuda-graph-trace",
+       {"node", "graph"},
+       +[](Config& c) -> Ref { return &c.nsys.cuda_graph_trace; }},
+      {"nsys.capture_range",
+       "NVTX range that gates nsys (--capture-range=nvtx); empty: the whole run",
+       {},
+       +[](Config& c) -> Ref { return &c.nsys.capture_range; }},
+      {"nsys.extra_args",
+       "more nsys profile arguments, passed as they are",
+       {},
+       +[](Config& c) -> Ref { return &c.nsys.extra_args; }},
+      {"selection.coverage_pct",
+       "select top kernels until they cover this share of GPU kernel time",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.coverage_pct; }},
+      {"selection.top", "at most this many kernels", {}, +[](Config& c) -> Ref { return &c.selection.top; }},
+      {"selection.stage",
+       "NVTX range: select among its kernels and gate ncu on it; empty: the whole run",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.stage; }},
+      {"selection.warmup",
+       "launches of each kernel skipped (warm-up) before the profiled ones",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.warmup; }},
+      {"selection.launches",
+       "launches of each selected kernel to profile",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.launches; }},
+      {"selection.max_pass_launches",
+       "launches one ncu run may profile before kernels are split over runs",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.max_pass_launches; }},
+      {"ncu.mode",
+       "sections collected (docs/profile.md)",
+       {"quick", "deep", "roofline"},
+       +[](Config& c) -> Ref { return &c.ncu.mode; }},
+      {"ncu.replay", "ncu --replay-mode", {"kernel", "application"}, +[](Config& c) -> Ref { return &c.ncu.replay; }},
+      {"ncu.clock_control",
+       "ncu --clock-control",
+       {"base", "none"},
+       +[](Config& c) -> Ref { return &c.ncu.clock_control; }},
+      {"ncu.cache_control",
+       "ncu --cache-control",
+       {"all", "none"},
+       +[](Config& c) -> Ref { return &c.ncu.cache_control; }},
+      {"ncu.target_processes",
+       "ncu --target-processes",
+       {"all", "application-only"},
+       +[](Config& c) -> Ref { return &c.ncu.target_processes; }},
+      {"ncu.sections", "more ncu sections on top of the mode's", {}, +[](Config& c) -> Ref { return &c.ncu.sections; }},
+      {"ncu.extra_args",
+       "more ncu arguments, passed as they are",
+       {},
+       +[](Config& c) -> Ref { return &c.ncu.extra_args; }},
+      {"classify.busy_pct",
+       "a unit busier than this share of its peak is the limiter",
+       {},
+       +[](Config& c) -> Ref { return &c.classify.busy_pct; }},
+      {"classify.launch_us",
+       "kernels shorter than this (microseconds) ...",
+       {},
+       +[](Config& c) -> Ref { return &c.classify.launch_us; }},
+      {"classify.launch_waves",
+       "... with fewer waves than this are launch-bound",
+       {},
+       +[](Config& c) -> Ref { return &c.classify.launch_waves; }},
+      {"classify.low_occupancy_pct",
+       "achieved occupancy below this is called low",
+       {},
+       +[](Config& c) -> Ref { return &c.classify.low_occupancy_pct; }},
+      {"model.name", "model name, for the manifest", {}, +[](Config& c) -> Ref { return &c.model.name; }},
+      {"model.dtype",
+       "compute dtype (bf16, fp16, fp8, tf32, fp32), for the peak used by MFU",
+       {},
+       +[](Config& c) -> Ref { return &c.model.dtype; }},
+      {"model.params",
+       "parameters in matrix multiplies (0: from the shapes)",
+       {},
+       +[](Config& c) -> Ref { return &c.model.params; }},
+      {"model.layers", "transformer layers", {}, +[](Config& c) -> Ref { return &c.model.layers; }},
+      {"model.hidden", "hidden size", {}, +[](Config& c) -> Ref { return &c.model.hidden; }},
+      {"model.intermediate",
+       "MLP intermediate size (gated: three matrices)",
+       {},
+       +[](Config& c) -> Ref { return &c.model.intermediate; }},
+      {"model.heads", "attention heads", {}, +[](Config& c) -> Ref { return &c.model.heads; }},
+      {"model.kv_heads",
+       "key/value heads (grouped-query attention)",
+       {},
+       +[](Config& c) -> Ref { return &c.model.kv_heads; }},
+      {"model.vocab", "vocabulary size (the output projection)", {}, +[](Config& c) -> Ref { return &c.model.vocab; }},
+      {"model.batch", "sequences per step", {}, +[](Config& c) -> Ref { return &c.model.batch; }},
+      {"model.stage_tokens",
+       "tokens each NVTX stage processes (all sequences), e.g. {prefill: 256, decode: 32}",
+       {},
+       +[](Config& c) -> Ref { return &c.model.stage_tokens; }},
+      {"model.stage_context",
+       "mean attention context length per stage, e.g. {prefill: 64, decode: 136}",
+       {},
+       +[](Config& c) -> Ref { return &c.model.stage_context; }},
+  };
+  return kKeys;
+}
+
+const Key* FindKey(std::string_view name) {
+  for (const Key& k : Keys()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KeyNames() {
+  std::vector<std::string> out;
+  for (const Key& k : Keys()) out.emplace_back(k.name);
+  return out;
+}
+
+Error UnknownKey(const std::string& where, const std::string& key) {
+  const auto near = Closest(key, KeyNames(), 1);
+  return Error{where, "unknown configuration key '" + key + "'",
+               near.empty() ? "see docs/config.md" : "did you mean '" + near[0] + "'? (docs/config.md)"};
+}
+
+std::string TypeName(const Ref& r) {
+  return std::visit(
+      [](auto* p) -> std::string {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, std::string>) return "text";
+        if constexpr (std::is_same_v<T, double>) return "number";
+        if constexpr (std::is_same_v<T, int64_t>) return "integer";
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) return "list of text";
+        return "map of name to integer";
+      },
+      r);
+}
+
+Status Set(Config& c, const Key& key, const YAML::Node& node, const std::string& where) {
+  Ref ref = key.ref(c);
+  auto bad = [&]() {
+    return Error{where, fmt::format("{} must be {}", key.name, TypeName(ref)), "see docs/config.md"};
+  };
+  try {
+    if (auto* s = std::get_if<std::string*>(&ref)) {
+      if (!node.IsScalar()) return bad();
+      std::string v = node.as<std::string>();
+      if (!key.choices.empty() && std::find(key.choices.begin(), key.choices.end(), v) == key.choices.end()) {
+        std::string allowed;
+        for (auto ch : key.choices) allowed += (allowed.empty() ? "" : ", ") + std::string(ch);
+        return Error{where, fmt::format("{} is '{}', not one of {}", key.name, v, allowed), "see docs/config.md"};
+      }
+      **s = std::move(v);
+    } else if (auto* d = std::get_if<double*>(&ref)) {
+      if (!node.IsScalar()) return bad();
+      **d = node.as<double>();
+    } else if (auto* i = std::get_if<int64_t*>(&ref)) {
+      if (!node.IsScalar()) return bad();
+      **i = node.as<int64_t>();
+    } else if (auto* l = std::get_if<std::vector<std::string>*>(&ref)) {
+      if (node.IsScalar()) {
+        **l = {node.as<std::string>()};
+      } else if (node.IsSequence()) {
+        (*l)->clear();
+        for (const auto& e : node) (*l)->push_back(e.as<std::string>());
+      } else if (node.IsNull()) {
+        (*l)->clear();
+      } else {
+        return bad();
+      }
+    } else if (auto* m = std::get_if<std::map<std::string, int64_t>*>(&ref)) {
+      if (!node.IsMap()) return bad();
+      (*m)->clear();
+      for (const auto& e : node) (**m)[e.first.as<std::string>()] = e.second.as<int64_t>();
+    }
+  } catch (const YAML::Exception&) {
+    return bad();
+  }
+  return Status::Ok();
+}
+
+Status ReadSweep(Config& c, const YAML::Node& node, const std::string& where) {
+  if (!node.IsMap()) return Error{where, "sweep must map names to lists of values", "see docs/profile.md"};
+  for (const auto& e : node) {
+    auto& values = c.sweep[e.first.as<std::string>()];
+    values.clear();
+    if (e.second.IsSequence()) {
+      for (const auto& v : e.second) values.push_back(v.as<std::string>());
+    } else {
+      values.push_back(e.second.as<std::string>());
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadTree(Config& c, const YAML::Node& node, const std::string& prefix, const std::string& where) {
+  for (const auto& e : node) {
+    const std::string name = prefix + e.first.as<std::string>();
+    if (name == "sweep") {
+      KSCOPE_RETURN_IF_ERROR(ReadSweep(c, e.second, where));
+    } else if (const Key* k = FindKey(name)) {
+      KSCOPE_RETURN_IF_ERROR(Set(c, *k, e.second, where));
+    } else if (e.second.IsMap()) {
+      KSCOPE_RETURN_IF_ERROR(ReadTree(c, e.second, name + ".", where));
+    } else {
+      return UnknownKey(where, name);
+    }
+  }
+  return Status::Ok();
+}
+
+YAML::Node ToNode(const Ref& r) {
+  return std::visit(
+      [](auto* p) -> YAML::Node {
+        using T = std::remove_pointer_t<decltype(p)>;
+        YAML::Node n;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          n = YAML::Node(YAML::NodeType::Sequence);
+          for (const auto& v : *p) n.push_back(v);
+        } else if constexpr (std::is_same_v<T, std::map<std::string, int64_t>>) {
+          n = YAML::Node(YAML::NodeType::Map);
+          for (const auto& [k, v] : *p) n[k] = v;
+        } else {
+          n = *p;
+        }
+        return n;
+      },
+      r);
+}
+
+}  // namespace
+
+Status ApplyOverride(Config& config, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Error{"", "override '" + assignment + "' is not KEY=VALUE", "write e.g. ncu.mode=deep"};
+  }
+  const std::string key = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  const Key* k = FindKey(key);
+  if (k == nullptr) return UnknownKey("", key);
+  YAML::Node node;
+  try {
+    node = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    return Error{"", "override " + key + ": '" + value + "' is not a YAML value (" + e.msg + ")", ""};
+  }
+  if (node.IsNull() && !value.empty()) node = YAML::Node(value);
+  if (node.IsNull() && std::holds_alternative<std::string*>(k->ref(config))) node = YAML::Node(std::string());
+  return Set(config, *k, node, "override " + key);
+}
+
+Result<Config> LoadConfig(const std::string& path, const std::vector<std::string>& overrides) {
+  Config c;
+  if (!path.empty()) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path);
+    } catch (const YAML::BadFile&) {
+      return Error{path, "cannot read the configuration file", "check the path"};
+    } catch (const YAML::Exception& e) {
+      return Error{path, fmt::format("not valid YAML: {} (line {})", e.msg, e.mark.line + 1),
+                   "fix the file (docs/config.md)"};
+    }
+    if (!root.IsNull()) {
+      if (!root.IsMap()) return Error{path, "the configuration must be a YAML mapping", "see docs/config.md"};
+      KSCOPE_RETURN_IF_ERROR(ReadTree(c, root, "", path));
+    }
+  }
+  for (const auto& o : overrides) KSCOPE_RETURN_IF_ERROR(ApplyOverride(c, o));
+  return c;
+}
+
+std::string ToYaml(const Config& config) {
+  Config copy = config;
+  YAML::Node root(YAML::NodeType::Map);
+  for (const Key& k : Keys()) {
+    const std::string name(k.name);
+    const auto dot = name.find('.');
+    root[name.substr(0, dot)][name.substr(dot + 1)] = ToNode(k.ref(copy));
+  }
+  if (!copy.sweep.empty()) {
+    for (const auto& [k, vs] : copy.sweep) {
+      YAML::Node seq(YAML::NodeType::Sequence);
+      for (const auto& v : vs) seq.push_back(v);
+      root["sweep"][k] = seq;
+    }
+  }
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string KeysMarkdown() {
+  Config defaults;
+  std::ostringstream md;
+  md << "| key | type | default | meaning |\n|---|---|---|---|\n";
+  for (const Key& k : Keys()) {
+    const Ref r = k.ref(defaults);
+    YAML::Emitter e;
+    e << YAML::Flow << ToNode(r);
+    std::string type = TypeName(r);
+    if (!k.choices.empty()) {
+      type.clear();
+      for (auto ch : k.choices) type += (type.empty() ? "" : " \\| ") + std::string(ch);
+    }
+    md << "| `" << k.name << "` | " << type << " | `" << e.c_str() << "` | " << k.doc << " |\n";
+  }
+  return md.str();
+}
+
+}  // namespace kscope::config

@@ -1,0 +1,396 @@
+// kscope profile's parts that need no GPU: configuration and overrides, sweeps, selection
+// on the devset's real Llama export (checked against SQL on the export itself), the exact
+// ncu/nsys command lines, and reading what real nsys/ncu printed (recorded on the GPU
+// machine, tests/data/capture/recorded/).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "capture/commands.h"
+#include "capture/rank.h"
+#include "capture/selection.h"
+#include "capture/sweep.h"
+#include "capture/tool_output.h"
+#include "capture/tools.h"
+#include "config/config.h"
+#include "import/import_files.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
+#include "test_support.h"
+#include "util/closest.h"
+#include "util/sqlite.h"
+
+namespace kscope {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kRecorded = std::string(KSCOPE_TEST_DATA_DIR) + "/capture/recorded/";
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+// ---- configuration ----
+
+TEST(Config, DefaultsFileAndOverridesInThatOrder) {
+  const fs::path file = fs::temp_directory_path() / "kscope_config_test.yaml";
+  std::ofstream(file) << "ncu:\n  mode: deep\n  sections: [SourceCounters]\nselection:\n  top: 7\n"
+                         "model:\n  stage_tokens: {prefill: 256, decode: 32}\n";
+  auto c = config::LoadConfig(file.string(), {"selection.top=30", "nsys.capture_range=decode"});
+  ASSERT_TRUE(c.ok()) << c.error().Line();
+  EXPECT_EQ(c->ncu.mode, "deep");
+  EXPECT_EQ(c->ncu.sections, std::vector<std::string>{"SourceCounters"});
+  EXPECT_EQ(c->selection.top, 30);  // the override wins over the file
+  EXPECT_EQ(c->selection.coverage_pct, 90);
+  EXPECT_EQ(c->nsys.capture_range, "decode");
+  EXPECT_EQ(c->model.stage_tokens, (std::map<std::string, int64_t>{{"decode", 32}, {"prefill", 256}}));
+  // The effective configuration reads back as the same configuration.
+  const fs::path again = fs::temp_directory_path() / "kscope_config_test2.yaml";
+  std::ofstream(again) << config::ToYaml(*c);
+  auto c2 = config::LoadConfig(again.string());
+  ASSERT_TRUE(c2.ok()) << c2.error().Line();
+  EXPECT_EQ(config::ToYaml(*c2), config::ToYaml(*c));
+  fs::remove(file);
+  fs::remove(again);
+}
+
+TEST(Config, MistakesNameTheKeyAndTheFix) {
+  auto typo = config::LoadConfig("", {"ncu.mod=deep"});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().Line(),
+            "kscope: error: unknown configuration key 'ncu.mod'; did you mean 'ncu.mode'? (docs/config.md)");
+  auto choice = config::LoadConfig("", {"ncu.mode=fast"});
+  ASSERT_FALSE(choice.ok());
+  EXPECT_EQ(choice.error().Line(),
+            "kscope: error: override ncu.mode: ncu.mode is 'fast', not one of quick, deep, roofline; see "
+            "docs/config.md");
+  auto type = config::LoadConfig("", {"selection.top=many"});
+  ASSERT_FALSE(type.ok());
+  EXPECT_EQ(type.error().Line(),
+            "kscope: error: override selection.top: selection.top must be integer; see docs/config.md");
+  auto form = config::LoadConfig("", {"selection.top"});
+  ASSERT_FALSE(form.ok());
+  EXPECT_EQ(form.error().Line(), "kscope: error: override 'selection.top' is not KEY=VALUE; write e.g. ncu.mode=deep");
+  const fs::path file = fs::temp_directory_path() / "kscope_config_bad.yaml";
+  std::ofstream(file) << "ncu: [unclosed\n";
+  auto bad = config::LoadConfig(file.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where, file.string());
+  EXPECT_NE(bad.error().what.find("not valid YAML"), std::string::npos);
+  fs::remove(file);
+}
+
+TEST(Config, DocsConfigMdListsEveryKey) {
+  const std::string doc = testing::ReadFile(std::string(KSCOPE_SOURCE_DIR) + "/docs/config.md");
+  EXPECT_NE(doc.find(config::KeysMarkdown()), std::string::npos)
+      << "docs/config.md is out of date: paste the output of `kscope config --keys`";
+}
+
+// ---- sweeps ----
+
+TEST(Sweep, MatrixOfConfigKeysAndCommandPlaceholders) {
+  auto c = config::LoadConfig("");
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(capture::AddSweepArg(*c, "batch=1,2").ok());
+  ASSERT_TRUE(capture::AddSweepArg(*c, "ncu.mode=quick,deep").ok());
+  auto points = capture::ExpandSweep(*c, {"python3", "bench.py", "--batch={batch}"});
+  ASSERT_TRUE(points.ok()) << points.error().Line();
+  ASSERT_EQ(points->size(), 4U);
+  std::vector<std::string> seen;
+  for (const auto& p : *points) {
+    seen.push_back(p.workload[2] + " " + p.config.ncu.mode);
+    EXPECT_TRUE(p.config.sweep.empty());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"--batch=1 quick", "--batch=1 deep", "--batch=2 quick", "--batch=2 deep"}));
+}
+
+TEST(Sweep, KeysMustBeUsed) {
+  auto c = config::LoadConfig("");
+  ASSERT_TRUE(capture::AddSweepArg(*c, "batch=1,2").ok());
+  auto unused = capture::ExpandSweep(*c, {"python3", "bench.py"});
+  ASSERT_FALSE(unused.ok());
+  EXPECT_EQ(unused.error().what.substr(0, 73),
+            "sweep key 'batch' is neither a configuration key nor used as {batch} in t");
+  auto c2 = config::LoadConfig("");
+  auto missing = capture::ExpandSweep(*c2, {"python3", "bench.py", "{layers}"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().Line(),
+            "kscope: error: the command uses {layers}, which no sweep key gives; add --sweep layers=V1,V2 or write "
+            "the value in the command");
+  // No sweep: one point, the command as it is (braces of other kinds untouched).
+  auto one = capture::ExpandSweep(*c2, {"python3", "-c", "print({1: 2})"});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->size(), 1U);
+  EXPECT_EQ(one->front().workload[2], "print({1: 2})");
+}
+
+// ---- small helpers ----
+
+TEST(Tools, VersionsFromRealOutputs) {
+  EXPECT_EQ(capture::ParseToolVersion(testing::ReadFile(kRecorded + "nsys_version.out")), "2025.3.1.0");
+  std::optional<std::string> ncu;
+  for (const auto& l : Lines(kRecorded + "ncu_version.out")) {
+    if (!ncu) ncu = capture::ParseToolVersion(l);
+  }
+  EXPECT_EQ(ncu, "2025.3.1.0");
+  EXPECT_EQ(capture::ParseToolVersion("Copyright (c) 2018-2025 NVIDIA Corporation"), std::nullopt);
+  EXPECT_LT(capture::CompareVersions("2025.9", "2025.10"), 0);
+  EXPECT_EQ(capture::CompareVersions("2023.1", "2023.1.0.0"), 0);
+  EXPECT_GT(capture::CompareVersions("2025.3.1.0", capture::kMinNcuVersion), 0);
+}
+
+TEST(Tools, ClosestNames) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3U);
+  EXPECT_EQ(Closest("decod", {"prefill", "decode", "step"}, 2), (std::vector<std::string>{"decode", "step"}));
+  EXPECT_EQ(Closest("gemm", {"sgemm_128", "saxpy"}, 1), (std::vector<std::string>{"sgemm_128"}));
+}
+
+TEST(Rank, FromLauncherVariables) {
+  EXPECT_EQ(capture::RankFromEnvironment({{"OMPI_COMM_WORLD_RANK", "3"}, {"RANK", "1"}})->rank, 3);
+  EXPECT_EQ(capture::RankFromEnvironment({{"SLURM_PROCID", "2"}})->source, "SLURM_PROCID");
+  EXPECT_EQ(capture::RankFromEnvironment({{"RANK", "0"}})->rank, 0);
+  EXPECT_FALSE(capture::RankFromEnvironment({{"RANK", "x"}}).has_value());
+  EXPECT_FALSE(capture::RankFromEnvironment({}).has_value());
+}
+
+// ---- what real nsys and ncu printed ----
+
+TEST(ToolOutput, NcuProgressAndReport) {
+  capture::NcuOutput out;
+  int progress = 0;
+  for (const auto& l : Lines(kRecorded + "ncu_union.out")) progress += out.Feed(l) ? 1 : 0;
+  EXPECT_EQ(progress, 9);
+  EXPECT_EQ(out.profiled, 9);
+  EXPECT_EQ(out.last_passes, 11);
+  EXPECT_EQ(out.last_kernel, "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT");
+  EXPECT_EQ(out.report, "/tmp/rec/union.ncu-rep");
+  EXPECT_FALSE(out.no_kernels);
+  EXPECT_TRUE(out.errors.empty());
+}
+
+TEST(ToolOutput, NcuNoKernelMatchedListsWhatItSaw) {
+  capture::NcuOutput out;
+  for (const auto& l : Lines(kRecorded + "ncu_nokernel.out")) out.Feed(l);
+  EXPECT_TRUE(out.no_kernels);
+  EXPECT_EQ(out.profiled, 0);
+  ASSERT_EQ(out.available_kernels.size(), 43U);  // ncu's numbered list, 1. to 43.
+  EXPECT_EQ(out.available_kernels.front(),
+            "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIN3c108BFloat16ENS0_9ArgMaxOpsIfEEjlLi4ELi4EEEEEvT1_");
+  capture::NcuOutput nvtx;
+  for (const auto& l : Lines(kRecorded + "ncu_nonvtx.out")) nvtx.Feed(l);
+  EXPECT_TRUE(nvtx.no_kernels);
+  EXPECT_TRUE(nvtx.nvtx_push_pop_hint);
+  capture::NcuOutput fail;
+  for (const auto& l : Lines(kRecorded + "ncu_fail.out")) fail.Feed(l);
+  EXPECT_EQ(fail.app_exit_code, 3);
+}
+
+TEST(ToolOutput, NsysReportsAndTheMissingImporter) {
+  capture::NsysOutput ok;
+  std::istringstream text(testing::ReadFile(kRecorded + "nsys_disc.out"));
+  std::string line;
+  while (std::getline(text, line, '\n')) {
+    std::istringstream parts(line);
+    std::string part;
+    while (std::getline(parts, part, '\r')) ok.Feed(part);
+  }
+  EXPECT_EQ(ok.generated, std::vector<std::string>{"/tmp/rec/disc.nsys-rep"});
+  EXPECT_FALSE(ok.importer_failed);
+  capture::NsysOutput nolibs;
+  for (const auto& f : {"nsys_nolibs.out", "nsys_nolibs.err"}) {
+    for (const auto& l : Lines(kRecorded + f)) nolibs.Feed(l);
+  }
+  EXPECT_TRUE(nolibs.importer_failed);
+  EXPECT_EQ(nolibs.generated, std::vector<std::string>{"/tmp/rec/nolibs.qdstrm"});
+  capture::NsysOutput capture_range;
+  for (const auto& l : Lines(kRecorded + "nsys_capture.out")) capture_range.Feed(l);
+  EXPECT_TRUE(capture_range.no_reports);
+  EXPECT_TRUE(capture_range.generated.empty());
+}
+
+// ---- selection on the devset's Llama export ----
+
+class SelectionTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok());
+    store_ = new store::Store(std::move(s).value());
+    auto out = import::ImportFiles(*store_, {testing::NsysData("llama.sqlite")}, {});
+    ASSERT_TRUE(out.ok()) << out.error().Line();
+    run_ = out->front().run_id;
+  }
+  static void TearDownTestSuite() {
+    delete store_;
+    store_ = nullptr;
+  }
+  static std::vector<int64_t> Starts(const std::vector<int64_t>& rows) {
+    auto cols = store::ReadColumns(store_->db(), run_, store::kKernelStream, {store::kernel::kStart});
+    std::vector<int64_t> out;
+    for (int64_t r : rows) out.push_back((*cols)[0][static_cast<size_t>(r)]);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  static store::Store* store_;
+  static int64_t run_;
+};
+store::Store* SelectionTest::store_ = nullptr;
+int64_t SelectionTest::run_ = 0;
+
+// The same selection computed by SQL on the export itself: kernels whose launching call lies
+// in the decode range, by mangled name; per launch configuration the 3rd to 5th launch.
+TEST_F(SelectionTest, DecodeStageAgreesWithSqlOnTheExport) {
+  config::SelectionConfig cfg;
+  cfg.stage = "decode";
+  auto sel = capture::SelectKernels(*store_, run_, cfg);
+  ASSERT_TRUE(sel.ok()) << sel.error().Line();
+  EXPECT_EQ(sel->nvtx_include, "decode/");  // a push/pop range: ncu needs the trailing '/'
+  auto db = sql::Db::Open(testing::NsysData("llama.sqlite"), sql::OpenMode::kReadOnly);
+  ASSERT_TRUE(db.ok());
+  const std::string in_decode =
+      "WITH d AS (SELECT n.start, n.end, n.globalTid FROM NVTX_EVENTS n WHERE n.text = 'decode'), "
+      "k AS (SELECT k.*, r.start AS call FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+      "ON r.correlationId = k.correlationId AND (r.globalTid & ~16777215) = k.globalPid JOIN d "
+      "ON r.globalTid = d.globalTid AND r.start >= d.start AND r.end <= d.end) ";
+  auto top = db->Prepare(in_decode +
+                         "SELECT s.value, count(*), sum(k.end - k.start) AS t FROM k JOIN StringIds s "
+                         "ON s.id = k.mangledName GROUP BY k.mangledName ORDER BY t DESC");
+  ASSERT_TRUE(top.ok());
+  int64_t total = 0;
+  std::vector<std::pair<std::string, int64_t>> by_time;
+  while (top->Step()) {
+    by_time.emplace_back(top->Text(0), top->Int(2));
+    total += top->Int(2);
+  }
+  EXPECT_EQ(sel->scope_ns, total);
+  auto launches = db->Prepare(in_decode + "SELECT count(*) FROM k");
+  ASSERT_TRUE(launches.ok() && launches->Step());
+  EXPECT_EQ(sel->scope_kernels, launches->Int(0));
+  EXPECT_EQ(sel->scope_kernels, 2992);  // decode's GPU operations as nsys's nvtx_gpu_proj_sum counts them
+  ASSERT_EQ(sel->kernels.size(), 18U);  // 18 kernels reach the 90% coverage
+  double cumulative = 0;
+  for (size_t i = 0; i < sel->kernels.size(); ++i) {
+    EXPECT_EQ(sel->kernels[i].mangled, by_time[i].first) << i;
+    EXPECT_EQ(sel->kernels[i].total_ns, by_time[i].second) << i;
+    cumulative += 100.0 * static_cast<double>(by_time[i].second) / static_cast<double>(total);
+  }
+  EXPECT_NEAR(sel->covered_pct, cumulative, 1e-9);
+  EXPECT_GE(sel->covered_pct, 90);
+  EXPECT_LT(cumulative - 100.0 * static_cast<double>(by_time[17].second) / static_cast<double>(total), 90);
+
+  // Picks: per (kernel, grid, block, dynamic shared memory), launches 3 to 5 in call order.
+  std::string names;
+  for (const auto& k : sel->kernels) names += (names.empty() ? "'" : ",'") + k.mangled + "'";
+  auto picks = db->Prepare(in_decode +
+                           ", c AS (SELECT k.start, row_number() OVER (PARTITION BY k.mangledName, k.gridX, k.gridY, "
+                           "k.gridZ, k.blockX, k.blockY, k.blockZ, k.dynamicSharedMemory ORDER BY k.call) AS nth "
+                           "FROM k JOIN StringIds s ON s.id = k.mangledName WHERE s.value IN (" +
+                           names + ")) SELECT start FROM c WHERE nth BETWEEN 3 AND 5 ORDER BY start");
+  ASSERT_TRUE(picks.ok()) << picks.error().Line();
+  std::vector<int64_t> expected;
+  while (picks->Step()) expected.push_back(picks->Int(0));
+  ASSERT_EQ(sel->passes.size(), 1U);  // 93 launches fit one ncu run
+  EXPECT_EQ(Starts(sel->passes[0].profiled_rows), expected);
+  EXPECT_EQ(expected.size(), 93U);
+}
+
+TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
+  config::SelectionConfig cfg;
+  cfg.top = 3;
+  cfg.launches = 1;
+  cfg.max_pass_launches = 4;  // forces several ncu runs
+  auto sel = capture::SelectKernels(*store_, run_, cfg);
+  ASSERT_TRUE(sel.ok()) << sel.error().Line();
+  EXPECT_EQ(sel->nvtx_include, "");
+  EXPECT_EQ(sel->scope_kernels, 3778);
+  ASSERT_EQ(sel->kernels.size(), 3U);
+  int64_t profiled = 0;
+  for (const auto& p : sel->passes) {
+    if (p.kernels.size() > 1) {
+      EXPECT_LE(p.profiled_rows.size(), 4U);  // one kernel alone may need more
+    }
+    profiled += static_cast<int64_t>(p.profiled_rows.size());
+  }
+  int64_t picks = 0;
+  for (const auto& k : sel->kernels) picks += k.profiled;
+  EXPECT_EQ(profiled, picks);
+  config::NcuConfig ncu;
+  const auto argv =
+      capture::NcuProfileArgv("ncu", ncu, *sel, sel->passes[0], "runs/1/ncu/pass1", {"python3", "w.py", "--x"});
+  const std::vector<std::string> head{"ncu",     "--target-processes", "all", "--kernel-name-base",
+                                      "mangled", "--kernel-name"};
+  ASSERT_GT(argv.size(), head.size());
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), argv.begin()));
+  const std::vector<std::string> tail{"--filter-mode",
+                                      "per-launch-config",
+                                      "--launch-skip",
+                                      "2",
+                                      "--launch-count",
+                                      "1",
+                                      "--section",
+                                      "SpeedOfLight",
+                                      "--section",
+                                      "MemoryWorkloadAnalysis",
+                                      "--section",
+                                      "LaunchStats",
+                                      "--section",
+                                      "Occupancy",
+                                      "--replay-mode",
+                                      "kernel",
+                                      "--clock-control",
+                                      "base",
+                                      "--cache-control",
+                                      "all",
+                                      "-o",
+                                      "runs/1/ncu/pass1",
+                                      "-f",
+                                      "python3",
+                                      "w.py",
+                                      "--x"};
+  EXPECT_TRUE(std::equal(tail.begin(), tail.end(), argv.begin() + 7));
+  EXPECT_EQ(argv.size(), 7 + tail.size());
+}
+
+TEST_F(SelectionTest, StageMistakesAreExplained) {
+  config::SelectionConfig cfg;
+  cfg.stage = "decod";
+  auto sel = capture::SelectKernels(*store_, run_, cfg);
+  ASSERT_FALSE(sel.ok());
+  EXPECT_EQ(sel.error().Line(),
+            "kscope: error: selection.stage: no NVTX range 'decod' in the discovery run; ranges seen: 'decode', "
+            "'prefill' (a range in a named domain is written domain@range)");
+  cfg.stage = "torch@decode";  // a domain that the run does not have
+  EXPECT_FALSE(capture::SelectKernels(*store_, run_, cfg).ok());
+}
+
+TEST(Commands, RegexEscapingAndQuoting) {
+  EXPECT_EQ(capture::EscapeRegex("a.b$c(d)"), "a\\.b\\$c\\(d\\)");
+  EXPECT_EQ(capture::UnionFilter({"_Z3fooi", "bar.1"}), "regex:^(_Z3fooi|bar\\.1)$");
+  EXPECT_EQ(capture::UnionFilter({"nvjet_x"}), "regex:^nvjet_x$");
+  EXPECT_EQ(capture::ShellQuote({"ncu", "--kernel-name", "regex:^(a|b)$", "it's"}),
+            "ncu --kernel-name 'regex:^(a|b)$' 'it'\\''s'");
+}
+
+TEST(Commands, NsysWithACaptureRange) {
+  config::NsysConfig c;
+  c.capture_range = "decode";
+  EXPECT_EQ(
+      capture::NsysProfileArgv("nsys", c, "runs/3/nsys/discovery", {"python3", "w.py"}),
+      (std::vector<std::string>{"nsys", "profile", "--trace=cuda,nvtx,osrt", "--sample=none", "--cuda-graph-trace=node",
+                                "--capture-range=nvtx", "--nvtx-capture=decode", "--capture-range-end=stop", "-o",
+                                "runs/3/nsys/discovery", "--force-overwrite=true", "python3", "w.py"}));
+  // PyTorch's ranges are unregistered strings, which nsys matches only when told so.
+  EXPECT_EQ(capture::NsysProfileEnv(c).at("NSYS_NVTX_PROFILER_REGISTER_ONLY"), "0");
+  EXPECT_TRUE(capture::NsysProfileEnv(config::NsysConfig{}).empty());
+}
+
+}  // namespace
+}  // namespace kscope

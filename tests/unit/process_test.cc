@@ -1,0 +1,158 @@
+// The process runner on real processes: output, exit codes, signals, time limits, the whole
+// process tree stopped, interruption, environment, and no shell anywhere.
+#include "capture/process.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace kscope::capture {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kFake = KSCOPE_FAKE_WORKLOAD;
+
+class ProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kscope_process_test_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    ClearInterrupt();
+  }
+  void TearDown() override {
+    ClearInterrupt();
+    fs::remove_all(dir_);
+  }
+  ProcessSpec Spec(std::vector<std::string> argv) {
+    ProcessSpec s;
+    s.argv = std::move(argv);
+    s.log_path = (dir_ / "log").string();
+    s.on_line = [this](std::string_view l) { lines_.emplace_back(l); };
+    return s;
+  }
+  fs::path dir_;
+  std::vector<std::string> lines_;
+  SystemRunner runner_;
+};
+
+TEST_F(ProcessTest, OutputReachesTheLogAndTheLineCallback) {
+  auto out = runner_.Run(Spec({kFake, "lines", "3"}));
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  EXPECT_TRUE(out->ok());
+  EXPECT_EQ(out->exit_code, 0);
+  EXPECT_EQ(lines_, (std::vector<std::string>{"line 0", "line 1", "line 2", "to stderr"}));
+  EXPECT_EQ(testing::ReadFile((dir_ / "log").string()), "line 0\nline 1\nline 2\nto stderr\n");
+}
+
+TEST_F(ProcessTest, CarriageReturnsEndProgressLines) {
+  auto out = runner_.Run(Spec({kFake, "cr"}));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(lines_, (std::vector<std::string>{"[1/1] [0%   ]", "[1/1] [50%  ]", "[1/1] [100%]",
+                                              "Generated:", "    /tmp/x.nsys-rep"}));
+}
+
+TEST_F(ProcessTest, ExitCodeAndSignalAreReported) {
+  auto failed = runner_.Run(Spec({kFake, "exit", "3"}));
+  ASSERT_TRUE(failed.ok());
+  EXPECT_FALSE(failed->ok());
+  EXPECT_EQ(failed->exit_code, 3);
+  EXPECT_EQ(failed->Describe(), "exit 3");
+  auto crashed = runner_.Run(Spec({kFake, "crash"}));
+  ASSERT_TRUE(crashed.ok());
+  EXPECT_EQ(crashed->signal, SIGSEGV);
+  EXPECT_EQ(crashed->exit_code, -1);
+  EXPECT_EQ(crashed->Describe(), "killed by signal 11 (Segmentation fault)");
+}
+
+TEST_F(ProcessTest, AProgramThatCannotStartIsAnError) {
+  auto out = runner_.Run(Spec({"/nonexistent/kscope-no-such-program"}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().Line(),
+            "kscope: error: /nonexistent/kscope-no-such-program: cannot start: No such file or directory; check that "
+            "it is installed and on PATH, or give its full path");
+}
+
+TEST_F(ProcessTest, ArgumentsReachTheProgramUntouchedWithoutAShell) {
+  // Shell metacharacters are plain bytes of one argument.
+  auto out = runner_.Run(Spec({kFake, "env", "A;B $(rm -rf /) `x` 'q'"}));
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(lines_, (std::vector<std::string>{"(unset)"}));
+}
+
+TEST_F(ProcessTest, EnvironmentIsAddedOnTop) {
+  auto spec = Spec({kFake, "env", "KSCOPE_TEST_VAR"});
+  spec.env["KSCOPE_TEST_VAR"] = "set by kscope";
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(lines_, (std::vector<std::string>{"set by kscope"}));
+}
+
+bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
+
+TEST_F(ProcessTest, TimeLimitStopsTheWholeTree) {
+  const std::string pids = (dir_ / "pids").string();
+  auto spec = Spec({kFake, "tree", pids});
+  spec.timeout_s = 0.5;
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->timed_out);
+  EXPECT_FALSE(out->ok());
+  EXPECT_LT(out->seconds, 10);
+  std::ifstream in(pids);
+  pid_t parent = 0, child = 0;
+  in >> parent >> child;
+  ASSERT_GT(child, 0);
+  for (int i = 0; i < 100 && Alive(child); ++i) usleep(20000);
+  EXPECT_FALSE(Alive(child)) << "the workload's own child outlived the stop";
+}
+
+TEST_F(ProcessTest, StubbornProgramIsKilledAfterTheGrace) {
+  auto spec = Spec({kFake, "stubborn"});
+  spec.timeout_s = 0.3;
+  spec.kill_grace_s = 0.3;
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->timed_out);
+  EXPECT_EQ(out->signal, SIGKILL);
+  EXPECT_LT(out->seconds, 10);
+}
+
+TEST_F(ProcessTest, InterruptionStopsTheProgramAndIsReported) {
+  auto spec = Spec({kFake, "stubborn"});
+  spec.kill_grace_s = 0.2;
+  spec.on_line = [](std::string_view) { RequestInterrupt(); };  // interrupted once it runs
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->interrupted);
+  EXPECT_FALSE(out->timed_out);
+  EXPECT_EQ(out->Describe(), "stopped because kscope was interrupted");
+}
+
+TEST_F(ProcessTest, RealSigintToKscopeIsAnInterruption) {
+  InstallInterruptHandlers();
+  auto spec = Spec({kFake, "stubborn"});
+  spec.kill_grace_s = 0.2;
+  spec.on_line = [](std::string_view) { raise(SIGINT); };  // as Ctrl-C would, to kscope itself
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->interrupted);
+  signal(SIGINT, SIG_DFL);
+}
+
+TEST_F(ProcessTest, StdoutToItsOwnFile) {
+  auto spec = Spec({kFake, "lines", "2"});
+  spec.stdout_path = (dir_ / "out").string();
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(testing::ReadFile(spec.stdout_path), "line 0\nline 1\n");
+  EXPECT_EQ(testing::ReadFile((dir_ / "log").string()), "to stderr\n");
+}
+
+}  // namespace
+}  // namespace kscope::capture
