@@ -24,7 +24,7 @@ Result<std::vector<NcuLaunch>> LoadNcuLaunches(store::Store& store, int64_t run_
   auto& db = store.db();
   auto q = db.Prepare(
       "SELECT l.id, l.ncu_id, l.pid, l.process, l.host, s.value, l.context, l.stream, l.device, l.cc, l.grid_x, "
-      "l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.nvtx, l.kernel_index "
+      "l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.nvtx, l.kernel_index, l.kernel_run "
       "FROM ncu_launch l JOIN string s ON s.id = l.name_id WHERE l.run_id = ?1 ORDER BY l.id");
   if (!q.ok()) return q.error();
   q->Bind(1, run_id);
@@ -46,6 +46,7 @@ Result<std::vector<NcuLaunch>> LoadNcuLaunches(store::Store& store, int64_t run_
     k.block = {q->Int(13), q->Int(14), q->Int(15)};
     k.nvtx = q->OptText(16).value_or("");
     l.kernel_index = q->OptInt(17);
+    l.kernel_run = q->OptInt(18);
     out.push_back(std::move(l));
   }
   KSCOPE_RETURN_IF_ERROR(q->status());

@@ -23,7 +23,8 @@ struct NcuValue {
 struct NcuLaunch {
   int64_t id = 0;
   store::NcuLaunchKey key;
-  std::optional<int64_t> kernel_index;  // the same launch in the run's nsys kernel stream
+  std::optional<int64_t> kernel_index;  // the same launch in an nsys kernel stream (row) ...
+  std::optional<int64_t> kernel_run;    // ... of this run, or of the discovery run it reused
   std::unordered_map<std::string, NcuValue> metrics;
 
   // The metric's number under its name or one of its alternate names.

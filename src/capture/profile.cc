@@ -42,11 +42,14 @@ struct Capture {
   json manifest;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
 
-  json& Step(const std::string& name, const std::vector<std::string>& argv, const std::string& log) {
+  // Steps are addressed by index: a reference into the array would dangle when it grows.
+  size_t Step(const std::string& name, const std::vector<std::string>& argv, const std::string& log) {
     manifest["steps"].push_back({{"name", name}, {"argv", argv}, {"log", fs::relative(log, dir.root).string()}});
-    return manifest["steps"].back();
+    return manifest["steps"].size() - 1;
   }
-  static void Record(json& step, const ProcessOutcome& o) {
+  json& At(size_t step) { return manifest["steps"][step]; }
+  void Record(size_t index, const ProcessOutcome& o) {
+    json& step = At(index);
     step["exit_code"] = o.exit_code;
     if (o.signal != 0) step["signal"] = o.signal;
     if (o.timed_out) step["timed_out"] = true;
@@ -199,12 +202,12 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     spec.kill_grace_s = 120;
     NsysOutput nsys_out;
     spec.on_line = [&](std::string_view l) { nsys_out.Feed(l); };
-    json& step = cap.Step("nsys profile", spec.argv, spec.log_path);
-    for (const auto& [k, v] : spec.env) step["env"][k] = v;
+    const size_t step = cap.Step("nsys profile", spec.argv, spec.log_path);
+    for (const auto& [k, v] : spec.env) cap.At(step)["env"][k] = v;
     progress.Start(ShellQuote(req.workload));
     auto run = runner_.Run(spec);
     if (!run.ok()) return finish(run.error());
-    Capture::Record(step, *run);
+    cap.Record(step, *run);
     const std::string report = base + ".nsys-rep";
     const bool have_report = fs::exists(report, ec);
     progress.Done(fmt::format("{} in {:.1f} s", run->Describe(), run->seconds));
@@ -254,10 +257,10 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     ex.argv = NsysExportArgv(tools_.nsys, report, sqlite);
     ex.log_path = (cap.dir.logs() / "nsys_export.log").string();
     ex.timeout_s = cfg.profile.nsys_timeout_s;
-    json& ex_step = cap.Step("nsys export", ex.argv, ex.log_path);
+    const size_t ex_step = cap.Step("nsys export", ex.argv, ex.log_path);
     auto exported = runner_.Run(ex);
     if (!exported.ok()) return finish(exported.error());
-    Capture::Record(ex_step, *exported);
+    cap.Record(ex_step, *exported);
     if (!exported->ok() || !fs::exists(sqlite, ec)) {
       return finish(LogHint(Error{"nsys export", "could not export the report to SQLite (" + exported->Describe() + ")",
                                   "the report is kept: " + report},
@@ -310,12 +313,12 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                             fmt::format("run {} of {}", p + 1, sel->passes.size()));
       }
     };
-    json& step = cap.Step(fmt::format("ncu pass {}", p + 1), spec.argv, spec.log_path);
-    step["profiled_kernel_rows"] = pass.profiled_rows;
+    const size_t step = cap.Step(fmt::format("ncu pass {}", p + 1), spec.argv, spec.log_path);
+    cap.At(step)["profiled_kernel_rows"] = pass.profiled_rows;
     auto run = runner_.Run(spec);
     if (!run.ok()) return finish(run.error());
-    Capture::Record(step, *run);
-    step["launches_profiled"] = ncu_out.profiled;
+    cap.Record(step, *run);
+    cap.At(step)["launches_profiled"] = ncu_out.profiled;
     done_before += ncu_out.profiled;
     const std::string report = base + ".ncu-rep";
     std::optional<Error> stop;
@@ -355,10 +358,10 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
         ex.argv = NcuExportArgv(tools_.ncu, report, page);
         ex.stdout_path = base + "_" + page + ".csv";
         ex.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}_{}_export.log", p + 1, page)).string();
-        json& ex_step = cap.Step(fmt::format("ncu export pass {} {}", p + 1, page), ex.argv, ex.log_path);
+        const size_t ex_step = cap.Step(fmt::format("ncu export pass {} {}", p + 1, page), ex.argv, ex.log_path);
         auto exported = runner_.Run(ex);
         if (!exported.ok()) return finish(exported.error());
-        Capture::Record(ex_step, *exported);
+        cap.Record(ex_step, *exported);
         if (!exported->ok()) {
           return finish(
               LogHint(Error{report, "ncu could not export its " + page + " page", "the report is kept"}, ex.log_path));
@@ -371,7 +374,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
       if (!imported.ok()) return finish(imported.error());
       auto linked = LinkPlannedLaunches(store_, cap.run_id, imported->front().source_id, discovery, pass);
       if (!linked.ok()) return finish(linked.error());
-      step["linked"] = linked->linked;
+      cap.At(step)["linked"] = linked->linked;
       if (linked->mismatched > 0) {
         const std::string note = fmt::format(
             "ncu run {}: {} of {} profiled launches did not match the discovery run's launch at the same place "

@@ -45,6 +45,9 @@ Status CompressFile(const fs::path& path) {
   if (!in || !out) return Error{path.string(), "cannot compress: the file or its .zst cannot be opened", ""};
   std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), &ZSTD_freeCCtx);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 10);
+  std::error_code size_ec;
+  const auto size = fs::file_size(path, size_ec);
+  if (!size_ec) ZSTD_CCtx_setPledgedSrcSize(cctx.get(), size);  // the frame records it
   std::vector<char> ibuf(ZSTD_CStreamInSize()), obuf(ZSTD_CStreamOutSize());
   bool last = false;
   while (!last) {

@@ -190,17 +190,6 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.scope_ns += k.end[r] - k.start[r];
   }
   sel.scope_kernels = static_cast<int64_t>(rows.size());
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
-  double cumulative = 0;
-  for (auto& sk : all) {
-    if (static_cast<int64_t>(sel.kernels.size()) >= cfg.top || sel.covered_pct >= cfg.coverage_pct) break;
-    sk.share_pct = sel.scope_ns > 0 ? 100.0 * static_cast<double>(sk.total_ns) / static_cast<double>(sel.scope_ns) : 0;
-    cumulative += sk.share_pct;
-    sk.cumulative_pct = cumulative;
-    sel.covered_pct = cumulative;
-    sk.filter = UnionFilter({sk.mangled});
-    sel.kernels.push_back(std::move(sk));
-  }
   sel.warmup = cfg.warmup;
   sel.launches = cfg.launches;
 
@@ -227,34 +216,62 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     for (size_t d = 0; d < 7; ++d) c[d + 1] = (*dims)[d][static_cast<size_t>(row)];
     return c;
   };
-  // Per configuration: its launches in counting order; the picks are [warmup, warmup+launches).
+  // Per configuration: its launches in counting order; ncu profiles [warmup, warmup+launches).
+  // A configuration launched no more than `warmup` times gets no deep metrics.
   std::map<Config, std::vector<int64_t>> config_rows;
-  std::unordered_map<int64_t, size_t> selected;  // identity -> kernel index
-  for (size_t i = 0; i < sel.kernels.size(); ++i) selected[identity(sel.kernels[i].rows.front())] = i;
   for (int64_t row : counted) {
-    if (selected.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
+    if (by_id.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
+  }
+  for (auto& sk : all) {
+    for (int64_t row : sk.rows) {
+      if (static_cast<int64_t>(config_rows[config_of(row)].size()) > cfg.warmup) {
+        sk.covered_ns += k.end[static_cast<size_t>(row)] - k.start[static_cast<size_t>(row)];
+      }
+    }
+  }
+
+  // The top kernels by GPU time until the time they give deep metrics for reaches the target.
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
+  auto pct = [&](int64_t ns) {
+    return sel.scope_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(sel.scope_ns) : 0.0;
+  };
+  int64_t deep_ns = 0;
+  int64_t skipped_rare = 0;
+  double cumulative = 0;
+  for (auto& sk : all) {
+    if (static_cast<int64_t>(sel.kernels.size()) >= cfg.top || sel.deep_pct >= cfg.coverage_pct) break;
+    if (sk.covered_ns == 0) {  // launched too rarely to pass the warm-up in any configuration
+      ++skipped_rare;
+      continue;
+    }
+    sk.share_pct = pct(sk.total_ns);
+    cumulative += sk.share_pct;
+    sk.cumulative_pct = cumulative;
+    sel.covered_pct = cumulative;
+    deep_ns += sk.covered_ns;
+    sel.deep_pct = pct(deep_ns);
+    sk.filter = UnionFilter({sk.mangled});
+    sel.kernels.push_back(std::move(sk));
+  }
+  if (skipped_rare > 0) {
+    sel.notes.push_back(fmt::format("{} kernel{} among the top launched no configuration more than {} times (the "
+                                    "warm-up), so ncu cannot profile them after warm-up; lower selection.warmup to "
+                                    "include them",
+                                    skipped_rare, skipped_rare == 1 ? "" : "s", cfg.warmup));
   }
   std::vector<std::vector<int64_t>> picks(sel.kernels.size());
-  std::set<Config> covered;
+  std::unordered_map<int64_t, size_t> selected;  // identity -> kernel index
+  for (size_t i = 0; i < sel.kernels.size(); ++i) selected[identity(sel.kernels[i].rows.front())] = i;
   for (const auto& [c, crows] : config_rows) {
-    const size_t ki = selected.at(c[0]);
-    ++sel.kernels[ki].configs;
+    auto it = selected.find(c[0]);
+    if (it == selected.end()) continue;
+    ++sel.kernels[it->second].configs;
     const auto begin = static_cast<size_t>(std::min<int64_t>(cfg.warmup, static_cast<int64_t>(crows.size())));
     const auto end =
         static_cast<size_t>(std::min<int64_t>(cfg.warmup + cfg.launches, static_cast<int64_t>(crows.size())));
-    if (begin < end) covered.insert(c);
-    picks[ki].insert(picks[ki].end(), crows.begin() + static_cast<std::ptrdiff_t>(begin),
-                     crows.begin() + static_cast<std::ptrdiff_t>(end));
+    picks[it->second].insert(picks[it->second].end(), crows.begin() + static_cast<std::ptrdiff_t>(begin),
+                             crows.begin() + static_cast<std::ptrdiff_t>(end));
   }
-  int64_t deep_ns = 0;
-  for (auto& sk : sel.kernels) {
-    for (int64_t row : sk.rows) {
-      if (covered.count(config_of(row)) == 0) continue;
-      sk.covered_ns += k.end[static_cast<size_t>(row)] - k.start[static_cast<size_t>(row)];
-    }
-    deep_ns += sk.covered_ns;
-  }
-  sel.deep_pct = sel.scope_ns > 0 ? 100.0 * static_cast<double>(deep_ns) / static_cast<double>(sel.scope_ns) : 0;
 
   // Passes: kernels in order of importance share one ncu run while its launches stay within
   // max_pass_launches; the launches of a run are profiled in launch order.

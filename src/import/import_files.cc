@@ -1,8 +1,10 @@
 #include "import/import_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
+#include "analysis/ncu_timeline_link.h"
 #include "analysis/nsys_summaries.h"
 #include "import/importer.h"
 
@@ -76,6 +78,15 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     outcomes.push_back({paths[i], run_id, *source_id, result->rows_read, result->rows_skipped});
   }
   KSCOPE_RETURN_IF_ERROR(finish_run());
+  // ncu launches next to nsys kernels in one run: each profiled launch to its kernel.
+  std::vector<int64_t> runs;
+  for (const auto& o : outcomes) {
+    if (std::find(runs.begin(), runs.end(), o.run_id) == runs.end()) runs.push_back(o.run_id);
+  }
+  for (int64_t r : runs) {
+    auto linked = analysis::LinkNcuToTimeline(store, r);
+    if (!linked.ok()) return linked.error();
+  }
   if (auto st = tx->Commit(); !st.ok()) {
     return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
   }

@@ -24,10 +24,15 @@ Status EventWriter::Flush() {
   if (db_lock_ != nullptr) hold = std::unique_lock<std::mutex>(*db_lock_);
   // The next free chunk number: several writers (threads, or files of one run) may append
   // to the same stream, each chunk whole.
-  auto q = db_.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
-  if (!q.ok()) return q.error();
-  q->Bind(1, run_id_).Bind(2, spec_.name);
-  const int64_t chunk = q->Step() ? q->Int(0) : 0;
+  int64_t chunk = next_chunk_;
+  if (chunk < 0) {
+    auto q = db_.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
+    if (!q.ok()) return q.error();
+    q->Bind(1, run_id_).Bind(2, spec_.name);
+    chunk = q->Step() ? q->Int(0) : 0;
+  } else {
+    ++next_chunk_;
+  }
   auto st = db_.Prepare(
       "INSERT INTO event_chunk(run_id, stream, col, chunk, rows, encoding, data) VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!st.ok()) return st.error();

@@ -25,6 +25,11 @@ class EventWriter {
   // streams can run on their own threads; chunks are compressed outside it.
   EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec, std::mutex* db_lock = nullptr);
 
+  // Numbers this writer's chunks first_chunk, first_chunk + 1, ... instead of after the
+  // stream's last chunk when each is written: parallel writers of one stream (one per slice
+  // of an input table) then keep the input's row order, whatever order they finish in.
+  void NumberChunksFrom(int64_t first_chunk) { next_chunk_ = first_chunk; }
+
   // `row` holds one value per column of the stream, in column order.
   Status Append(std::span<const int64_t> row);
   // Writes the last partial chunk and the stream's row count.
@@ -40,6 +45,7 @@ class EventWriter {
   const StreamSpec& spec_;
   std::vector<ColumnEncoder> columns_;
   int64_t rows_ = 0;
+  int64_t next_chunk_ = -1;  // -1: after the stream's last chunk
 };
 
 }  // namespace kscope::store

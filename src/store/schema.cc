@@ -61,7 +61,8 @@ CREATE TABLE event_chunk (
   run_id   INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
   stream   TEXT NOT NULL,     -- 'kernel', 'api_call', 'memop' or 'nvtx_range'
   col      TEXT NOT NULL,     -- column name within the stream
-  chunk    INTEGER NOT NULL,  -- 0-based chunk number; rows of chunk k follow those of k-1
+  chunk    INTEGER NOT NULL,  -- order of the chunk in its column: its rows follow those of every
+                             -- chunk with a smaller number (numbers may skip)
   rows     INTEGER NOT NULL,  -- values in this chunk
   encoding TEXT NOT NULL,     -- 'dzv-zstd'
   data     BLOB NOT NULL
@@ -182,8 +183,13 @@ CREATE TABLE ncu_launch (
   grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,     -- grid size in blocks
   block_x INTEGER, block_y INTEGER, block_z INTEGER,  -- block size in threads
   nvtx         TEXT,              -- ncu's NVTX columns (push/pop and start/end), ' | '-joined
-  kernel_index INTEGER,           -- the same launch in the run's nsys kernel stream (row
-                                  -- number), NULL when the run has no nsys data or no match
+  kernel_index INTEGER,           -- the same launch in an nsys kernel stream (row number),
+                                  -- NULL when no nsys data or no match
+  kernel_run   INTEGER,           -- the run whose kernel stream kernel_index indexes: this run,
+                                  -- or the discovery run that kscope profile --discovery reused
+  kernel_link  TEXT,              -- how: 'planned' (kscope profile knew which launch ncu would
+                                  -- profile) or 'matched' (same kernel, shape and NVTX range,
+                                  -- in launch order)
   PRIMARY KEY (run_id, id)
 ) WITHOUT ROWID;
 

@@ -34,7 +34,7 @@ std::pair<size_t, size_t> SplitThreads(size_t threads_wanted, int64_t kernel_row
 Slice SliceOf(int64_t rows, size_t n, size_t i) {
   const int64_t per = rows / static_cast<int64_t>(n) + 1;
   const int64_t first = static_cast<int64_t>(i) * per;
-  return {first, i + 1 == n ? INT64_MAX : first + per - 1, static_cast<size_t>(per)};
+  return {first, i + 1 == n ? INT64_MAX : first + per - 1, static_cast<size_t>(per), static_cast<int64_t>(i)};
 }
 
 // Regions of `slices` slices of `per` rows each, after the `columns`' current rows.

@@ -82,9 +82,15 @@ class FileContext {
     return q->IsNull(0) ? int64_t{0} : std::max<int64_t>(q->Int(0), 0);
   }
 
-  store::EventWriter Writer(const store::StreamSpec& spec) {
-    return store::EventWriter(target.store.db(), target.run_id, spec, &store_lock);
+  // `slice`: which slice of its table this writer holds (-1: the whole table); a slice's
+  // chunks are numbered after all chunks of the slices before it, so the stored stream keeps
+  // the table's rowid order.
+  store::EventWriter Writer(const store::StreamSpec& spec, int64_t slice = -1) {
+    store::EventWriter w(target.store.db(), target.run_id, spec, &store_lock);
+    if (slice >= 0) w.NumberChunksFrom(slice * kChunksPerSlice);
+    return w;
   }
+  static constexpr int64_t kChunksPerSlice = int64_t{1} << 32;
 
   Status Finish(store::EventWriter& out) {
     rows_read += out.rows();
@@ -96,6 +102,7 @@ class FileContext {
 struct Slice {
   int64_t first, last;
   size_t max_rows;  // rows the slice can hold (rowids are unique)
+  int64_t index;    // which slice of the table, from 0
 };
 
 // Where one slice's rows go in the run's events: a region reserved up front, which the

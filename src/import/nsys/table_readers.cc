@@ -47,7 +47,7 @@ Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
   if (!q.ok()) return q.error();
   q->Bind(1, slice.first).Bind(2, slice.last);
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
-  store::EventWriter out = ctx.Writer(store::kKernelStream);
+  store::EventWriter out = ctx.Writer(store::kKernelStream, slice.index);
   std::array<int64_t, store::kernel::kCount> row{};
   namespace k = store::kernel;
   while (q->Step()) {
@@ -94,7 +94,7 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, FactRegion& facts) {
   if (!q.ok()) return q.error();
   q->Bind(1, slice.first).Bind(2, slice.last);
   StringMapper strings(ctx.target.store, ctx.store_lock, ctx.strings);
-  store::EventWriter out = ctx.Writer(store::kApiStream);
+  store::EventWriter out = ctx.Writer(store::kApiStream, slice.index);
   std::array<int64_t, store::api::kCount> row{};
   namespace a = store::api;
   while (q->Step()) {

@@ -1,0 +1,235 @@
+// kscope profile end to end on recorded real outputs: nsys, ncu and nvidia-smi as they ran
+// for the Llama workload on an H100 (tests/data/capture/llama_h100/, recorded by
+// docs/gpu/issue4_profile.sh), replayed through the same orchestration, import, selection
+// and linking code; then the failures users meet, each from a real recorded output.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "capture/profile.h"
+#include "capture/run_dir.h"
+#include "recorded_runner.h"
+#include "report/kernel_reports.h"
+#include "test_support.h"
+
+namespace kscope {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kRun = std::string(KSCOPE_TEST_DATA_DIR) + "/capture/llama_h100/";
+const std::string kRec = std::string(KSCOPE_TEST_DATA_DIR) + "/capture/recorded/";
+const std::vector<std::string> kWorkload{"python3", "llama_workload.py", "4", "2", "128", "16"};
+
+class ProfileReplay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    capture::ClearInterrupt();
+    dir_ = fs::temp_directory_path() / ("kscope_replay_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok());
+    store_ = std::make_unique<store::Store>(std::move(s).value());
+    auto& r = runner_.replies;
+    r["nsys --version"] = {kRun + "nsys_version.log"};
+    r["ncu --version"] = {kRun + "ncu_version.log"};
+    r["nvidia-smi"] = {kRun + "nvidia_smi.log"};
+    r["python"] = {kRun + "torch_version.log"};
+    r["nsys profile"] = {kRun + "nsys_profile.log"};
+    r["nsys export"] = {kRun + "nsys_export.log", 0, 0, false, false, true, kRun + "discovery.sqlite.zst"};
+    r["ncu profile"] = {kRun + "ncu_pass1.log"};
+    r["ncu export raw"] = {"", 0, 0, false, false, true, kRun + "pass1_raw.csv.zst"};
+    r["ncu export details"] = {"", 0, 0, false, false, true, kRun + "pass1_details.csv.zst"};
+    auto c = config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string(),
+                                     // the recorded run selected its 20 kernels at this deep coverage
+                                     "selection.coverage_pct=88.7"});
+    ASSERT_TRUE(c.ok());
+    config_ = *c;
+  }
+  void TearDown() override {
+    capture::ClearInterrupt();
+    fs::remove_all(dir_);
+  }
+  Result<capture::ProfileResult> Profile() {
+    capture::ProfileSession session(*store_, runner_, {"nsys", "ncu"}, screen_, false);
+    capture::ProfileRequest req;
+    req.workload = kWorkload;
+    req.config = config_;
+    req.manifest.label = "llama-quick";
+    return session.Run(req);
+  }
+  int64_t Count(const std::string& sql) {
+    auto q = store_->db().Prepare(sql);
+    EXPECT_TRUE(q.ok());
+    return q->Step() ? q->Int(0) : -1;
+  }
+  fs::path dir_;
+  std::unique_ptr<store::Store> store_;
+  testing::RecordedRunner runner_;
+  config::Config config_;
+  std::ostringstream screen_;
+};
+
+TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
+  auto result = Profile();
+  ASSERT_TRUE(result.ok()) << result.error().Line();
+  ASSERT_FALSE(result->error) << result->error->Line() << "\n" << screen_.str();
+  EXPECT_TRUE(result->complete);
+  const int64_t run = result->run_id;
+  // Both imports in one run: the discovery (3,404 kernels) and the 168 profiled launches,
+  // every one linked to the discovery launch the plan expected, name and shape checked.
+  EXPECT_EQ(*store_->StreamRows(run, "kernel"), 3404);
+  EXPECT_EQ(Count("SELECT count(*) FROM ncu_launch"), 168);
+  EXPECT_EQ(Count("SELECT count(*) FROM ncu_launch WHERE kernel_link = 'planned' AND kernel_run = " +
+                  std::to_string(run)),
+            168);
+  auto info = store_->GetRun(run);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->status, "complete");
+  EXPECT_EQ(info->manifest.label, "llama-quick");
+  EXPECT_EQ(info->manifest.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(info->manifest.nsys_version, "2025.3.1.0");
+  EXPECT_EQ(info->manifest.ncu_version, "2025.3.1.0");
+  EXPECT_EQ(info->manifest.command, "python3 llama_workload.py 4 2 128 16");
+
+  // The programs kscope ran, in order, and the exact ncu command of the deep pass.
+  std::vector<std::string> kinds;
+  for (const auto& [kind, argv] : runner_.calls) kinds.push_back(kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"nsys --version", "ncu --version", "nvidia-smi", "python", "nsys profile",
+                                            "nsys export", "ncu profile", "ncu export raw", "ncu export details"}));
+  const auto recorded = nlohmann::json::parse(testing::ReadFile(kRun + "recorded_manifest.json"));
+  ASSERT_TRUE(result->selection);
+  ASSERT_EQ(result->selection->passes.size(), 1U);
+  EXPECT_EQ(result->selection->passes[0].filter, recorded["selection"]["passes"][0]["filter"]);
+  EXPECT_EQ(result->selection->passes[0].profiled_rows.size(), 168U);
+  const auto& ncu = runner_.calls[6].second;
+  const std::string out = (dir_ / "runs" / std::to_string(run) / "ncu" / "pass1").string();
+  std::vector<std::string> expected{"ncu", "--target-processes", "all", "--kernel-name-base", "mangled",
+                                    "--kernel-name", recorded["selection"]["passes"][0]["filter"], "--filter-mode",
+                                    "per-launch-config", "--launch-skip", "2", "--launch-count", "3", "--section",
+                                    "SpeedOfLight", "--section", "MemoryWorkloadAnalysis", "--section", "LaunchStats",
+                                    "--section", "Occupancy", "--replay-mode", "kernel", "--clock-control", "base",
+                                    "--cache-control", "all", "-o", out, "-f"};
+  expected.insert(expected.end(), kWorkload.begin(), kWorkload.end());
+  EXPECT_EQ(ncu, expected);
+
+  // The run directory and its manifest.
+  const fs::path root = dir_ / "runs" / std::to_string(run);
+  for (const char* f : {"nsys/discovery.sqlite", "ncu/pass1_raw.csv", "ncu/pass1_details.csv", "logs/nsys_profile.log",
+                        "logs/ncu_pass1.log", "manifest.json"}) {
+    EXPECT_TRUE(fs::exists(root / f)) << f;
+  }
+  const auto m = nlohmann::json::parse(testing::ReadFile((root / "manifest.json").string()));
+  EXPECT_EQ(m["status"], "complete");
+  EXPECT_EQ(m["environment"]["torch"], "2.11.0+cu130");
+  EXPECT_EQ(m["gpu"]["sm_max_clock_mhz"], 1980.0);
+  EXPECT_EQ(m["ncu_settings"]["clock_control"], "base");
+  EXPECT_EQ(m["steps"].size(), 5U);
+  EXPECT_EQ(m["steps"][2]["launches_profiled"], 168);
+  EXPECT_EQ(m["steps"][2]["linked"], 168);
+  EXPECT_EQ(m["selection"]["kernels"].size(), 20U);
+  EXPECT_EQ(*store_->RunCapture(run), m.dump());
+
+  // Progress as a log shows it: kernel k of N, passes, elapsed, an estimate of what remains.
+  const std::string screen = screen_.str();
+  EXPECT_NE(screen.find("[3/3] ncu: kernel 16 of 168 (11 passes), run 1 of 1, 0:00 elapsed, ~0:00 left"),
+            std::string::npos)
+      << screen;
+  EXPECT_NE(screen.find("[3/3] ncu: 168 launches profiled"), std::string::npos);
+
+  // And the profiled kernels read as kscope kernels shows them.
+  auto table = report::KernelsTable(*store_, run, {});
+  ASSERT_TRUE(table.ok()) << table.error().Line();
+  EXPECT_EQ(table->rows.size(), 58U);  // distinct kernel name and shape pairs among the 168 launches
+}
+
+TEST_F(ProfileReplay, KernelFilterThatMatchesNothingNamesTheClosestKernels) {
+  runner_.replies["ncu profile"] = {kRec + "ncu_nokernel.out", 0, 0, false, false, false};
+  auto result = Profile();
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->error);
+  EXPECT_FALSE(result->complete);
+  const std::string line = result->error->Line();
+  EXPECT_EQ(line.rfind("kscope: error: ncu: ncu profiled no kernel: the filter regex:^(nvjet_sm90_tst_64x8", 0), 0U)
+      << line;
+  EXPECT_NE(line.find("closest kernels ncu saw: "), std::string::npos) << line;
+  EXPECT_NE(line.find("its output: "), std::string::npos);
+  // What was gathered stays: the discovery is in the run, marked incomplete.
+  EXPECT_EQ(*store_->StreamRows(result->run_id, "kernel"), 3404);
+  EXPECT_EQ(store_->GetRun(result->run_id)->status, "incomplete");
+}
+
+TEST_F(ProfileReplay, WorkloadFailingUnderNsysKeepsWhatNsysWrote) {
+  runner_.replies["nsys profile"] = {kRec + "nsys_fail.out", 3};
+  auto result = Profile();
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->error);
+  EXPECT_EQ(result->error->Line().substr(0, 73),
+            "kscope: error: nsys: the workload exit 3 under nsys; the discovery data u");
+  EXPECT_EQ(*store_->StreamRows(result->run_id, "kernel"), 3404);
+  EXPECT_EQ(store_->GetRun(result->run_id)->status, "incomplete");
+  for (const auto& [kind, argv] : runner_.calls) EXPECT_NE(kind, "ncu profile");
+}
+
+TEST_F(ProfileReplay, MissingImporterLibrariesAreExplained) {
+  runner_.replies["nsys profile"] = {kRec + "nsys_nolibs.err", 0, 0, false, false, false};
+  auto result = Profile();
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->error);
+  EXPECT_EQ(result->error->what, "recorded the run but could not turn it into a report (its importer failed to start)");
+  EXPECT_EQ(result->error->fix.substr(0, 89),
+            "the importer needs libdw.so.1 and libelf.so.1 (Debian/Ubuntu: libdw1, libelf1); kscope do");
+}
+
+TEST_F(ProfileReplay, InterruptedDuringNcuKeepsTheDiscoveryAndMarksTheRun) {
+  runner_.replies["ncu profile"] = {kRun + "ncu_pass1.log", -1, 15, true};
+  auto result = Profile();
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->error);
+  EXPECT_EQ(result->error->what, "interrupted during ncu run 1");
+  EXPECT_EQ(store_->GetRun(result->run_id)->status, "incomplete");
+  // ncu wrote the launches it had profiled; they are imported and linked.
+  EXPECT_EQ(Count("SELECT count(*) FROM ncu_launch WHERE kernel_link = 'planned'"), 168);
+  const auto m = nlohmann::json::parse(testing::ReadFile(result->run_dir + "/manifest.json"));
+  EXPECT_EQ(m["status"], "incomplete");
+  EXPECT_EQ(m["steps"][2]["interrupted"], true);
+}
+
+TEST_F(ProfileReplay, ProblemsBeforeAnyRunAreOneLine) {
+  const fs::path old = dir_ / "old_nsys.txt";
+  std::ofstream(old) << "NVIDIA Nsight Systems version 2022.4.2.50-32196742v0\n";
+  runner_.replies["nsys --version"] = {old.string()};
+  auto too_old = Profile();
+  ASSERT_FALSE(too_old.ok());
+  EXPECT_EQ(too_old.error().Line(),
+            "kscope: error: nsys: nsys 2022.4.2.50 is older than 2023.1, the oldest kscope drives; install a newer "
+            "Nsight Systems");
+  runner_.replies["nsys --version"] = {kRun + "nsys_version.log"};
+  const fs::path smi = dir_ / "smi.txt";
+  std::ofstream(smi) << "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+                        "that the latest NVIDIA driver is installed and running.\n";
+  runner_.replies["nvidia-smi"] = {smi.string(), 9};
+  auto no_gpu = Profile();
+  ASSERT_FALSE(no_gpu.ok());
+  EXPECT_EQ(no_gpu.error().Line().substr(0, 101),
+            "kscope: error: nvidia-smi: no usable NVIDIA GPU: NVIDIA-SMI has failed because it couldn't communicat");
+  EXPECT_EQ(Count("SELECT count(*) FROM run"), 0);  // nothing started, nothing recorded
+}
+
+TEST_F(ProfileReplay, OlderRunDirectoriesAreCompressed) {
+  config_.profile.keep_runs = 1;
+  ASSERT_TRUE(Profile().ok());
+  ASSERT_TRUE(Profile().ok());
+  const fs::path first = dir_ / "runs" / "1";
+  EXPECT_TRUE(fs::exists(first / "nsys" / "discovery.sqlite.zst"));
+  EXPECT_FALSE(fs::exists(first / "nsys" / "discovery.sqlite"));
+  EXPECT_EQ(testing::Unzstd((first / "ncu" / "pass1_raw.csv.zst").string()),
+            testing::Unzstd(kRun + "pass1_raw.csv.zst"));
+  EXPECT_TRUE(fs::exists(dir_ / "runs" / "2" / "nsys" / "discovery.sqlite"));
+}
+
+}  // namespace
+}  // namespace kscope
