@@ -1,0 +1,153 @@
+#include "analysis/timeline_events.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "analysis/api_names.h"
+#include "store/column_codec.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
+
+namespace kscope::analysis {
+
+namespace {
+
+using store::kNull;
+
+// The row order that sorts `start`, or empty when it is sorted already (the usual case).
+std::vector<uint32_t> StartOrder(const std::vector<int64_t>& start) {
+  if (std::is_sorted(start.begin(), start.end())) return {};
+  std::vector<uint32_t> order(start.size());
+  std::iota(order.begin(), order.end(), 0U);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return start[x] < start[y]; });
+  return order;
+}
+
+template <typename T>
+void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
+  if (order.empty()) return;
+  std::vector<T> sorted;
+  sorted.reserve(column.size());
+  for (uint32_t i : order) sorted.push_back(column[i]);
+  column = std::move(sorted);
+}
+
+CopyDirection Direction(int64_t is_memset, int64_t copy_kind) {
+  if (is_memset == 1) return CopyDirection::kMemset;
+  switch (copy_kind) {
+    case 1: return CopyDirection::kHtoD;
+    case 2: return CopyDirection::kDtoH;
+    case 8: return CopyDirection::kDtoD;
+    case 10: return CopyDirection::kPtoP;
+    default: return CopyDirection::kOther;
+  }
+}
+
+HostMemory HostSide(int64_t is_memset, int64_t src_kind, int64_t dst_kind) {
+  constexpr int64_t kPageable = 0, kPinned = 1;
+  if (is_memset == 1) return HostMemory::kNone;
+  if (src_kind == kPageable || dst_kind == kPageable) return HostMemory::kPageable;
+  if (src_kind == kPinned || dst_kind == kPinned) return HostMemory::kPinned;
+  return HostMemory::kNone;
+}
+
+Status LoadKernels(store::Store& store, int64_t run_id, TimelineEvents& e) {
+  namespace k = store::kernel;
+  auto cols = store::ReadColumns(store.db(), run_id, store::kKernelStream, {k::kStart, k::kEnd});
+  if (!cols.ok()) return cols.error();
+  e.kernels.start = std::move((*cols)[0]);
+  e.kernels.end = std::move((*cols)[1]);
+  const auto order = StartOrder(e.kernels.start);
+  Permute(e.kernels.start, order);
+  Permute(e.kernels.end, order);
+  return Status::Ok();
+}
+
+Status LoadMemops(store::Store& store, int64_t run_id, TimelineEvents& e) {
+  namespace m = store::memop;
+  auto cols = store::ReadColumns(store.db(), run_id, store::kMemopStream,
+                                 {m::kStart, m::kEnd, m::kBytes, m::kIsMemset, m::kCopyKind, m::kSrcKind, m::kDstKind});
+  if (!cols.ok()) return cols.error();
+  auto& c = *cols;
+  auto& o = e.memops;
+  o.start = std::move(c[0]);
+  o.end = std::move(c[1]);
+  o.bytes = std::move(c[2]);
+  for (size_t i = 0; i < o.start.size(); ++i) {
+    o.direction.push_back(Direction(c[3][i], c[4][i]));
+    o.host.push_back(HostSide(c[3][i], c[5][i], c[6][i]));
+  }
+  const auto order = StartOrder(o.start);
+  Permute(o.start, order);
+  Permute(o.end, order);
+  Permute(o.bytes, order);
+  Permute(o.direction, order);
+  Permute(o.host, order);
+  return Status::Ok();
+}
+
+Status LoadApi(store::Store& store, int64_t run_id, TimelineEvents& e) {
+  namespace a = store::api;
+  auto cols = store::ReadColumns(store.db(), run_id, store::kApiStream, {a::kStart, a::kEnd, a::kName});
+  if (!cols.ok()) return cols.error();
+  auto& names = (*cols)[2];
+  std::unordered_map<int64_t, uint32_t> function_of;  // string id -> index into functions
+  for (int64_t id : names) function_of.emplace(id, 0);
+  std::vector<int64_t> ids;
+  for (const auto& [id, index] : function_of) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());  // a stable order of functions
+  auto strings = store.Strings(ids);
+  if (!strings.ok()) return strings.error();
+  for (int64_t id : ids) {
+    const std::string& raw = (*strings)[id];
+    function_of[id] = static_cast<uint32_t>(e.functions.size());
+    e.functions.push_back({ApiDisplayName(raw), SynchronizesHost(raw)});
+  }
+  e.api.start = std::move((*cols)[0]);
+  e.api.end = std::move((*cols)[1]);
+  e.api.function.reserve(names.size());
+  for (int64_t id : names) e.api.function.push_back(function_of[id]);
+  const auto order = StartOrder(e.api.start);
+  Permute(e.api.start, order);
+  Permute(e.api.end, order);
+  Permute(e.api.function, order);
+  return Status::Ok();
+}
+
+void Derive(TimelineEvents& e) {
+  std::vector<TimeWindow> gpu, api, sync;
+  gpu.reserve(e.kernels.start.size() + e.memops.start.size());
+  for (size_t i = 0; i < e.kernels.start.size(); ++i) gpu.push_back({e.kernels.start[i], e.kernels.end[i]});
+  for (size_t i = 0; i < e.memops.start.size(); ++i) gpu.push_back({e.memops.start[i], e.memops.end[i]});
+  api.reserve(e.api.start.size());
+  for (size_t i = 0; i < e.api.start.size(); ++i) {
+    const TimeWindow call{e.api.start[i], e.api.end[i]};
+    api.push_back(call);
+    if (e.functions[e.api.function[i]].synchronizes) sync.push_back(call);
+    e.longest_api_ns = std::max(e.longest_api_ns, call.end - call.start);
+  }
+  bool any = false;
+  for (const auto* set : {&gpu, &api}) {
+    for (const TimeWindow& w : *set) {
+      e.span = any ? TimeWindow{std::min(e.span.start, w.start), std::max(e.span.end, w.end)} : w;
+      any = true;
+    }
+  }
+  e.gpu_busy = MergeIntervals(std::move(gpu));
+  e.api_busy = MergeIntervals(std::move(api));
+  e.sync_busy = MergeIntervals(std::move(sync));
+}
+
+}  // namespace
+
+Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id) {
+  TimelineEvents e;
+  KSCOPE_RETURN_IF_ERROR(LoadKernels(store, run_id, e));
+  KSCOPE_RETURN_IF_ERROR(LoadMemops(store, run_id, e));
+  KSCOPE_RETURN_IF_ERROR(LoadApi(store, run_id, e));
+  Derive(e);
+  return e;
+}
+
+}  // namespace kscope::analysis
