@@ -5,20 +5,32 @@
 namespace kscope::analysis {
 
 IntervalSet MergeIntervals(std::vector<TimeWindow> intervals) {
-  std::erase_if(intervals, [](const TimeWindow& w) { return w.end <= w.start; });
   auto by_start = [](const TimeWindow& x, const TimeWindow& y) { return x.start < y.start; };
   if (!std::is_sorted(intervals.begin(), intervals.end(), by_start)) {
     std::sort(intervals.begin(), intervals.end(), by_start);
   }
-  IntervalSet merged;
-  for (const TimeWindow& w : intervals) {
-    if (!merged.empty() && w.start <= merged.back().end) {
-      merged.back().end = std::max(merged.back().end, w.end);
+  // Merge in place: the merged set is never longer than the input read so far.
+  size_t kept = 0;
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    const TimeWindow w = intervals[i];
+    if (w.end <= w.start) continue;
+    if (kept > 0 && w.start <= intervals[kept - 1].end) {
+      intervals[kept - 1].end = std::max(intervals[kept - 1].end, w.end);
     } else {
-      merged.push_back(w);
+      intervals[kept++] = w;
     }
   }
-  return merged;
+  intervals.resize(kept);
+  return intervals;
+}
+
+void AppendInStartOrder(IntervalSet& set, TimeWindow w) {
+  if (w.end <= w.start) return;
+  if (!set.empty() && w.start <= set.back().end) {
+    set.back().end = std::max(set.back().end, w.end);
+  } else {
+    set.push_back(w);
+  }
 }
 
 size_t FirstEndingAfter(const IntervalSet& set, int64_t t) {

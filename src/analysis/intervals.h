@@ -19,6 +19,10 @@ using IntervalSet = std::vector<TimeWindow>;
 // Sorts and merges: overlapping or touching intervals become one; empty ones are dropped.
 IntervalSet MergeIntervals(std::vector<TimeWindow> intervals);
 
+// Adds `w` to `set`, merging it with the last interval where they overlap or touch. Building a
+// set this way takes the intervals in start order: w.start is at least every earlier start.
+void AppendInStartOrder(IntervalSet& set, TimeWindow w);
+
 // The parts of `set` inside `windows`, clipped; a part never spans two windows.
 IntervalSet Intersect(const IntervalSet& set, const IntervalSet& windows);
 

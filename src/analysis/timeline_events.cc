@@ -115,28 +115,40 @@ Status LoadApi(store::Store& store, int64_t run_id, TimelineEvents& e) {
   return Status::Ok();
 }
 
+// The unions, built in start order without sorting: kernels and memory operations are each
+// sorted already, and so are the API calls.
 void Derive(TimelineEvents& e) {
-  std::vector<TimeWindow> gpu, api, sync;
-  gpu.reserve(e.kernels.start.size() + e.memops.start.size());
-  for (size_t i = 0; i < e.kernels.start.size(); ++i) gpu.push_back({e.kernels.start[i], e.kernels.end[i]});
-  for (size_t i = 0; i < e.memops.start.size(); ++i) gpu.push_back({e.memops.start[i], e.memops.end[i]});
-  api.reserve(e.api.start.size());
-  for (size_t i = 0; i < e.api.start.size(); ++i) {
-    const TimeWindow call{e.api.start[i], e.api.end[i]};
-    api.push_back(call);
-    if (e.functions[e.api.function[i]].synchronizes) sync.push_back(call);
-    e.longest_api_ns = std::max(e.longest_api_ns, call.end - call.start);
-  }
-  bool any = false;
-  for (const auto* set : {&gpu, &api}) {
-    for (const TimeWindow& w : *set) {
-      e.span = any ? TimeWindow{std::min(e.span.start, w.start), std::max(e.span.end, w.end)} : w;
-      any = true;
+  const auto& k = e.kernels;
+  const auto& m = e.memops;
+  const auto& a = e.api;
+  e.gpu_busy.reserve(k.start.size() + m.start.size());
+  e.api_busy.reserve(a.start.size());
+  for (size_t i = 0, j = 0; i < k.start.size() || j < m.start.size();) {
+    if (j == m.start.size() || (i < k.start.size() && k.start[i] <= m.start[j])) {
+      AppendInStartOrder(e.gpu_busy, {k.start[i], k.end[i]});
+      ++i;
+    } else {
+      AppendInStartOrder(e.gpu_busy, {m.start[j], m.end[j]});
+      ++j;
     }
   }
-  e.gpu_busy = MergeIntervals(std::move(gpu));
-  e.api_busy = MergeIntervals(std::move(api));
-  e.sync_busy = MergeIntervals(std::move(sync));
+  for (size_t i = 0; i < a.start.size(); ++i) {
+    const TimeWindow call{a.start[i], a.end[i]};
+    AppendInStartOrder(e.api_busy, call);
+    if (e.functions[a.function[i]].synchronizes) AppendInStartOrder(e.sync_busy, call);
+    e.longest_api_ns = std::max(e.longest_api_ns, call.end - call.start);
+  }
+  // The span: first start to last end of anything (the starts are sorted).
+  bool any = false;
+  for (const auto* cols : {&k.start, &m.start, &a.start}) {
+    if (cols->empty()) continue;
+    e.span.start = any ? std::min(e.span.start, cols->front()) : cols->front();
+    e.span.end = any ? e.span.end : cols->front();
+    any = true;
+  }
+  for (const auto* cols : {&k.end, &m.end, &a.end}) {
+    for (int64_t end : *cols) e.span.end = std::max(e.span.end, end);
+  }
 }
 
 }  // namespace
