@@ -16,10 +16,16 @@ double Pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
+// 2992 -> "2,992"
 std::string Count(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
-  return n < 0 ? "-" + digits : digits;
+  const std::string digits = std::to_string(n);
+  std::string out;
+  const size_t first = digits[0] == '-' ? 1 : 0;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > first && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 // "1 gap", "271 gaps"
