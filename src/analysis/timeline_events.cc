@@ -5,15 +5,12 @@
 #include <unordered_map>
 
 #include "analysis/api_names.h"
-#include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 
 namespace kscope::analysis {
 
 namespace {
-
-using store::kNull;
 
 // The row order that sorts `start`, or empty when it is sorted already (the usual case).
 std::vector<uint32_t> StartOrder(const std::vector<int64_t>& start) {
@@ -95,6 +92,7 @@ Status LoadApi(store::Store& store, int64_t run_id, TimelineEvents& e) {
   std::unordered_map<int64_t, uint32_t> function_of;  // string id -> index into functions
   for (int64_t id : names) function_of.emplace(id, 0);
   std::vector<int64_t> ids;
+  ids.reserve(function_of.size());
   for (const auto& [id, index] : function_of) ids.push_back(id);
   std::sort(ids.begin(), ids.end());  // a stable order of functions
   auto strings = store.Strings(ids);
