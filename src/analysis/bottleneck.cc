@@ -129,8 +129,8 @@ Diagnosis Diagnose(const NcuLaunch& l, const ClassifyThresholds& t) {
       d.advice.push_back("the top stall is " + e.top_stalls.front().reason +
                          ": hide it with more independent work per warp (ILP) or more warps");
     }
-    if (e.waves && *e.waves < 1) d.advice.push_back("the grid is less than one wave: launch more blocks");
-    d.advice.push_back("overlap this kernel with others (streams) if it cannot be made to fill the GPU");
+    if (e.waves && *e.waves < 1) d.advice.emplace_back("the grid is less than one wave: launch more blocks");
+    d.advice.emplace_back("overlap this kernel with others (streams) if it cannot be made to fill the GPU");
   }
   return d;
 }

@@ -29,6 +29,7 @@ std::vector<std::string_view> SectionsInTitleOrder() {
   }
   std::sort(titles.begin(), titles.end());
   std::vector<std::string_view> out;
+  out.reserve(titles.size());
   for (const auto& t : titles) out.push_back(t.second);
   return out;
 }
