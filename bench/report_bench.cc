@@ -1,13 +1,18 @@
 // Each nsys stats report on a run imported once into a file-backed store: build the table
-// and write it as CSV to a string, as `kscope stats --format csv RUN` does.
+// and write it as CSV to a string, as `kscope stats --format csv RUN` does. And the timeline
+// diagnosis of the same run: loading its events, diagnosing the whole run, and diagnosing
+// the instances of its NVTX ranges as one window set.
 #include <benchmark/benchmark.h>
 
 #include <optional>
 #include <sstream>
 
+#include "analysis/timeline.h"
 #include "bench_inputs.h"
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
 #include "store/store.h"
 
 namespace kscope::bench {
@@ -60,6 +65,45 @@ void BM_Report(benchmark::State& state, std::string_view report) {
   state.counters["db_bytes_per_run"] = static_cast<double>(run.db_bytes);
 }
 
+void BM_TimelineLoad(benchmark::State& state) {
+  ImportedRun& run = SharedRun();
+  if (!run.error.empty()) return state.SkipWithError(run.error.c_str());
+  size_t api_calls = 0;
+  for (auto _ : state) {
+    auto events = analysis::LoadTimelineEvents(*run.store, run.run_id);
+    if (!events.ok()) return state.SkipWithError(events.error().Line().c_str());
+    api_calls = events->api.start.size();
+    benchmark::DoNotOptimize(events->gpu_busy.data());
+  }
+  state.counters["api_calls"] = static_cast<double>(api_calls);
+}
+
+// windows_from_nvtx: every NVTX range of the run is a window; else the whole run.
+void BM_TimelineDiagnose(benchmark::State& state, bool windows_from_nvtx) {
+  ImportedRun& run = SharedRun();
+  if (!run.error.empty()) return state.SkipWithError(run.error.c_str());
+  auto events = analysis::LoadTimelineEvents(*run.store, run.run_id);
+  if (!events.ok()) return state.SkipWithError(events.error().Line().c_str());
+  std::vector<analysis::TimeWindow> windows;
+  if (windows_from_nvtx) {
+    auto ranges =
+        store::ReadColumns(run.store->db(), run.run_id, store::kNvtxStream, {store::nvtx::kStart, store::nvtx::kEnd});
+    if (!ranges.ok()) return state.SkipWithError(ranges.error().Line().c_str());
+    for (size_t i = 0; i < (*ranges)[0].size(); ++i) windows.push_back({(*ranges)[0][i], (*ranges)[1][i]});
+  }
+  int64_t ops = 0;
+  size_t findings = 0;
+  for (auto _ : state) {
+    const analysis::TimelineDiagnosis d = analysis::DiagnoseTimeline(*events, windows, {});
+    ops = d.kernels + d.memops;
+    findings = d.findings.size();
+    benchmark::DoNotOptimize(d.bins.data());
+  }
+  state.counters["windows"] = static_cast<double>(windows.size());
+  state.counters["gpu_ops"] = static_cast<double>(ops);
+  state.counters["findings"] = static_cast<double>(findings);
+}
+
 }  // namespace
 
 void RegisterReportBenchmarks() {
@@ -68,6 +112,13 @@ void RegisterReportBenchmarks() {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+  benchmark::RegisterBenchmark("BM_Timeline/load", BM_TimelineLoad)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Timeline/whole_run", BM_TimelineDiagnose, false)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Timeline/nvtx_ranges", BM_TimelineDiagnose, true)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 }  // namespace kscope::bench

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/api_names.h"
 #include "analysis/duration_stats.h"
 #include "analysis/launch_links.h"
 #include "store/column_codec.h"
@@ -28,13 +29,6 @@ const char* Style(int64_t event_type) {
     case store::nvtx::kNvtxtStartEnd: return "StartEnd";
     default: return "Unknown";
   }
-}
-
-// nsys's cuda_api_sum drops a trailing version suffix such as '_v7000' (exactly 6 characters
-// starting with '_v'), so cudaLaunchKernel_v7000 reads cudaLaunchKernel.
-std::string ApiDisplayName(const std::string& raw) {
-  if (raw.size() >= 6 && raw.compare(raw.size() - 6, 2, "_v") == 0) return raw.substr(0, raw.size() - 6);
-  return raw;
 }
 
 void BindStats(sql::Stmt& st, int first, const DurationStats& s) {

@@ -44,7 +44,8 @@ ScaledUnit ScaleUnit(std::string_view base, double magnitude) {
 
 std::string FormatNcu(double value) {
   std::array<char, 64> buf{};
-  static_cast<void>(std::snprintf(buf.data(), buf.size(), "%.2f", value));
+  // Truncates only values of 1e60 and more.
+  (void)std::snprintf(buf.data(), buf.size(), "%.2f", value);
   std::string plain(buf.data());
   const size_t start = (!plain.empty() && plain[0] == '-') ? 1 : 0;
   const size_t dot = plain.find('.');

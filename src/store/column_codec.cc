@@ -73,7 +73,9 @@ Status DecodeColumn(std::span<const uint8_t> blob, size_t rows, std::vector<int6
   }
   if (filled != size || in.pos != blob.size()) return corrupt;
 
-  out.reserve(out.size() + rows);
+  // Grow geometrically: reserving exactly size + rows for each chunk would move the whole
+  // column once per chunk.
+  if (out.capacity() < out.size() + rows) out.reserve(std::max(out.size() + rows, 2 * out.capacity()));
   uint64_t prev = 0;
   size_t pos = 0;
   for (size_t i = 0; i < rows; ++i) {

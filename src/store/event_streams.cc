@@ -47,7 +47,7 @@ constexpr std::array<ColumnSpec, memop::kCount> kMemopColumns = {{
     {"is_memset", "1 for a memset, 0 for a copy"},
     {"bytes", "bytes copied or set"},
     {"copy_kind", "CUPTI copy kind (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ...; NULL for memset)"},
-    {"src_kind", "CUPTI memory kind of the source (1 pageable, 2 pinned, 3 device, ...)"},
+    {"src_kind", "CUPTI memory kind of the source (0 pageable, 1 pinned, 2 device, 4 managed, ...)"},
     {"dst_kind", "CUPTI memory kind of the destination (memset: the memory set)"},
     {"graph_node", "CUDA graph node id when launched by a graph"},
 }};
