@@ -73,8 +73,15 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
          << ShellQuote(NsysProfileArgv(tools_.nsys, c.nsys, base + "/nsys/discovery", req.workload)) << "\n";
     for (const auto& [k, v] : NsysProfileEnv(c.nsys)) out_ << "#   with " << k << "=" << v << "\n";
     out_ << ShellQuote(NsysExportArgv(tools_.nsys, base + "/nsys/discovery.nsys-rep", base + "/nsys/discovery.sqlite"))
-         << "\n# deep pass: the kernels are chosen from the discovery run (--discovery RUN shows them now)\n"
-         << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, Selection{}, NcuPass{{}, "<selected kernels>", {}},
+         << "\n# deep pass: the kernels are chosen from the discovery run (--discovery RUN shows them now)\n";
+    Selection placeholder;
+    placeholder.warmup = c.selection.warmup;
+    placeholder.launches = c.selection.launches;
+    if (!c.selection.stage.empty()) {
+      placeholder.nvtx_include = c.selection.stage + "/";
+      out_ << "# (the NVTX filter of a start/end range has no trailing '/': the discovery run tells which)\n";
+    }
+    out_ << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, placeholder, NcuPass{{}, "<selected kernels>", {}},
                                       base + "/ncu/pass1", req.workload))
          << "\n";
     return Status::Ok();
@@ -105,7 +112,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   // Checks that need no run: the tools, their versions, the GPU.
   std::error_code ec;
   fs::create_directories(cfg.profile.runs_dir, ec);
-  const fs::path pre_logs = fs::path(cfg.profile.runs_dir) / ".preflight";
+  const fs::path pre_logs = fs::path(cfg.profile.runs_dir) / ".preflight";  // this run's checks only
+  fs::remove_all(pre_logs, ec);
   fs::create_directories(pre_logs, ec);
   auto versions = CheckToolVersions(runner_, tools_, pre_logs.string(), req.discovery_run == 0, true);
   if (!versions.ok()) return versions.error();

@@ -134,6 +134,31 @@ TEST(NsysImport, ManifestKeepsWhatTheUserSaysAndWhatTheExportSays) {
   EXPECT_EQ(r.imported_at.size(), std::string("2026-11-22T04:30:12Z").size());
 }
 
+// The stored streams keep the export's rowid order whatever the number of reader threads
+// (slices finish in any order): a row number means the same launch in every import.
+TEST(NsysImport, StoredRowsFollowTheExportWhateverTheThreads) {
+  auto db = sql::Db::Open(kData + "llama.sqlite", sql::OpenMode::kReadOnly);
+  ASSERT_TRUE(db.ok());
+  std::vector<int64_t> kernels, calls;
+  auto q = db->Prepare("SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid");
+  while (q->Step()) kernels.push_back(q->Int(0));
+  auto r = db->Prepare("SELECT start FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid");
+  while (r->Step()) calls.push_back(r->Int(0));
+  for (size_t threads : {2, 5, 16}) {
+    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok());
+    import::ImportOptions options;
+    options.threads = threads;
+    auto out = import::ImportFiles(*s, {kData + "llama.sqlite"}, options);
+    ASSERT_TRUE(out.ok());
+    auto k = store::ReadColumns(s->db(), out->front().run_id, store::kKernelStream, {store::kernel::kStart});
+    auto a = store::ReadColumns(s->db(), out->front().run_id, store::kApiStream, {store::api::kStart});
+    ASSERT_TRUE(k.ok() && a.ok());
+    EXPECT_EQ((*k)[0], kernels) << threads << " threads";
+    EXPECT_EQ((*a)[0], calls) << threads << " threads";
+  }
+}
+
 TEST(NsysImport, SeveralFilesMakeOneRunUnlessAskedOtherwise) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(s.ok());

@@ -88,6 +88,13 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   if (!kernel_rows.ok()) return kernel_rows.error();
   auto api_rows = ctx.RowEstimate(*db, api_table);
   if (!api_rows.ok()) return api_rows.error();
+  for (const auto* spec : {&store::kKernelStream, &store::kApiStream}) {
+    auto q = target.store.db().Prepare(
+        "SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
+    if (!q.ok()) return q.error();
+    q->Bind(1, target.run_id).Bind(2, spec->name);
+    ctx.chunk_base[std::string(spec->name)] = q->Step() ? q->Int(0) : 0;
+  }
   const auto split = SplitThreads(target.threads, *kernel_rows, *api_rows);
   const size_t kernel_slices = split.first;
   const size_t api_slices = split.second;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -87,10 +88,12 @@ class FileContext {
   // the table's rowid order.
   store::EventWriter Writer(const store::StreamSpec& spec, int64_t slice = -1) {
     store::EventWriter w(target.store.db(), target.run_id, spec, &store_lock);
-    if (slice >= 0) w.NumberChunksFrom(slice * kChunksPerSlice);
+    if (slice >= 0) w.NumberChunksFrom(chunk_base.at(std::string(spec.name)) + slice * kChunksPerSlice);
     return w;
   }
   static constexpr int64_t kChunksPerSlice = int64_t{1} << 32;
+  // Per sliced stream: the first chunk number of this file (after the run's earlier files).
+  std::map<std::string, int64_t> chunk_base;
 
   Status Finish(store::EventWriter& out) {
     rows_read += out.rows();
