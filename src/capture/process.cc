@@ -20,9 +20,9 @@ namespace kscope::capture {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_interrupts{0};
 
-extern "C" void OnInterruptSignal(int /*sig*/) { g_interrupted.store(true); }
+extern "C" void OnInterruptSignal(int /*sig*/) { g_interrupts.fetch_add(1); }
 
 // Closes a descriptor when it goes out of scope.
 struct Fd {
@@ -104,9 +104,10 @@ void InstallInterruptHandlers() {
   sa.sa_flags = 0;
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
 }
-bool Interrupted() { return g_interrupted.load(); }
-void RequestInterrupt() { g_interrupted.store(true); }
-void ClearInterrupt() { g_interrupted.store(false); }
+bool Interrupted() { return g_interrupts.load() > 0; }
+int InterruptCount() { return g_interrupts.load(); }
+void RequestInterrupt() { g_interrupts.fetch_add(1); }
+void ClearInterrupt() { g_interrupts.store(0); }
 
 Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   using Clock = std::chrono::steady_clock;
@@ -159,6 +160,7 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   write_end.fd = -1;
 
   ProcessOutcome out;
+  const int interrupts_before = InterruptCount();  // only an interruption while it runs stops it
   LineSplitter lines(spec.on_line);
   std::optional<Clock::time_point> kill_at;  // when SIGKILL follows the SIGTERM sent
   bool exited = false, eof = false;
@@ -182,7 +184,7 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
     }
     if (!exited) {
       if (spec.timeout_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() > spec.timeout_s) stop(true);
-      if (Interrupted()) stop(false);
+      if (InterruptCount() > interrupts_before) stop(false);
       if (kill_at && Clock::now() > *kill_at) kill(-pid, SIGKILL);
     }
     if (eof) {

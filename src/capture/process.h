@@ -47,11 +47,13 @@ class SystemRunner : public ProcessRunner {
   Result<ProcessOutcome> Run(const ProcessSpec& spec) override;
 };
 
-// Interruption: InstallInterruptHandlers makes SIGINT, SIGTERM and SIGHUP set a flag (and
-// stop the running child's process group) instead of killing kscope, so it can record what
-// it gathered. RequestInterrupt does the same from code (tests).
+// Interruption: InstallInterruptHandlers makes SIGINT, SIGTERM and SIGHUP count an
+// interruption instead of killing kscope. A program running when one arrives is stopped (its
+// whole process group); one started after it runs, so kscope can still export and import
+// what was gathered; another Ctrl-C stops that too. RequestInterrupt does the same from code.
 void InstallInterruptHandlers();
-bool Interrupted();
+bool Interrupted();     // at least one interruption so far
+int InterruptCount();
 void RequestInterrupt();
 void ClearInterrupt();
 

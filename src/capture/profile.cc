@@ -307,6 +307,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
       fmt::format("{} launches in {} run{}", launches_total, sel->passes.size(), sel->passes.size() == 1 ? "" : "s"));
   int64_t done_before = 0;
   for (size_t p = 0; p < sel->passes.size(); ++p) {
+    if (Interrupted()) return finish(interrupted(fmt::format("the deep pass, before ncu run {}", p + 1)));
     const NcuPass& pass = sel->passes[p];
     const std::string base = (cap.dir.ncu() / fmt::format("pass{}", p + 1)).string();
     ProcessSpec spec;
@@ -370,6 +371,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
         auto exported = runner_.Run(ex);
         if (!exported.ok()) return finish(exported.error());
         cap.Record(ex_step, *exported);
+        if (exported->interrupted) return finish(interrupted("the export of ncu's " + page + " page"));
         if (!exported->ok()) {
           return finish(
               LogHint(Error{report, "ncu could not export its " + page + " page", "the report is kept"}, ex.log_path));

@@ -134,6 +134,20 @@ TEST_F(ProcessTest, InterruptionStopsTheProgramAndIsReported) {
   EXPECT_EQ(out->Describe(), "stopped because kscope was interrupted");
 }
 
+TEST_F(ProcessTest, AProgramStartedAfterAnInterruptionRunsUntilTheNextOne) {
+  RequestInterrupt();  // Ctrl-C during an earlier step
+  auto after = runner_.Run(Spec({kFake, "lines", "2"}));
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->ok());  // e.g. the export of what ncu gathered
+  auto spec = Spec({kFake, "stubborn"});
+  spec.kill_grace_s = 0.2;
+  spec.on_line = [](std::string_view) { RequestInterrupt(); };  // a second Ctrl-C
+  auto stopped = runner_.Run(spec);
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_TRUE(stopped->interrupted);
+  EXPECT_EQ(InterruptCount(), 2);
+}
+
 TEST_F(ProcessTest, RealSigintToKscopeIsAnInterruption) {
   InstallInterruptHandlers();
   auto spec = Spec({kFake, "stubborn"});
