@@ -58,24 +58,6 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id) {
     s.range_ns += end - n.start[r];
     s.windows.push_back({n.start[r], end});
   }
-  // Order as the projection report lists them (name, then style), ids following it.
-  std::vector<int> order(stages.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const auto& x = stages[static_cast<size_t>(a)];
-    const auto& y = stages[static_cast<size_t>(b)];
-    return std::tie(x.name, x.style) < std::tie(y.name, y.style);
-  });
-  std::vector<int> new_id(stages.size());
-  for (size_t i = 0; i < order.size(); ++i) new_id[static_cast<size_t>(order[i])] = static_cast<int>(i);
-  {
-    std::vector<Stage> sorted;
-    for (int o : order) sorted.push_back(std::move(stages[static_cast<size_t>(o)]));
-    stages = std::move(sorted);
-    for (int& s : stage_of) s = new_id[static_cast<size_t>(s)];
-    for (size_t i = 0; i < stages.size(); ++i) stages[i].id = static_cast<int>(i);
-  }
-
   // The tree: a stage's parent is the stage its instances most often sit in.
   for (size_t i = 0; i < stages.size(); ++i) {
     std::map<int, int> votes;
@@ -136,14 +118,33 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id) {
   while (q->Step()) {
     auto it = index.find({q->Text(0), q->Text(1)});
     if (it == index.end()) continue;
-    Stage& st = stages[static_cast<size_t>(new_id[static_cast<size_t>(it->second)])];
+    Stage& st = stages[static_cast<size_t>(it->second)];
     st.proj_instances = q->Int(2);
     st.proj_ns = q->Int(3);
     st.gpu_ops = q->Int(4);
     st.proj_range_ns = q->Int(5);
   }
   KSCOPE_RETURN_IF_ERROR(q->status());
-  return stages;
+
+  // The order of nsys's nvtx_gpu_proj_sum: projected time, largest first (then name and
+  // style); ids and parents follow it.
+  std::vector<int> order(stages.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const auto& x = stages[static_cast<size_t>(a)];
+    const auto& y = stages[static_cast<size_t>(b)];
+    if (x.proj_ns != y.proj_ns) return x.proj_ns > y.proj_ns;
+    return std::tie(x.name, x.style) < std::tie(y.name, y.style);
+  });
+  std::vector<int> new_id(stages.size());
+  for (size_t i = 0; i < order.size(); ++i) new_id[static_cast<size_t>(order[i])] = static_cast<int>(i);
+  std::vector<Stage> sorted;
+  for (int o : order) sorted.push_back(std::move(stages[static_cast<size_t>(o)]));
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    sorted[i].id = static_cast<int>(i);
+    if (sorted[i].parent >= 0) sorted[i].parent = new_id[static_cast<size_t>(sorted[i].parent)];
+  }
+  return sorted;
 }
 
 }  // namespace kscope::analysis

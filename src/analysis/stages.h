@@ -42,8 +42,8 @@ struct Stage {
   std::vector<TimeWindow> windows;           // each instance's [start, end] on the CPU
 };
 
-// Stages in the order of the nvtx_gpu_proj_sum report (name, then style), parents before
-// none in particular: `parent` indexes the vector.
+// Stages in the order of nsys's nvtx_gpu_proj_sum report (projected time, largest first);
+// `id` is the position and `parent` indexes the vector.
 Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id);
 
 }  // namespace kscope::analysis
