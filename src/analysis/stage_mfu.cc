@@ -46,27 +46,32 @@ double BytesPerParam(const std::string& dtype) {
 
 }  // namespace
 
-Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run) {
+Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run,
+                                                  const NsysEvents* events) {
   namespace k = store::kernel;
-  auto c = store::ReadColumns(store.db(), timeline_run, store::kKernelStream,
-                              {k::kStart, k::kEnd, k::kName, k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY,
-                               k::kBlockZ});
+  std::vector<int> cols{k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ};
+  if (events == nullptr) cols.insert(cols.end(), {k::kStart, k::kEnd, k::kName});
+  auto c = store::ReadColumns(store.db(), timeline_run, store::kKernelStream, cols);
   if (!c.ok()) return c.error();
+  const std::vector<int64_t>& start = events != nullptr ? events->kernels.start : (*c)[6];
+  const std::vector<int64_t>& end = events != nullptr ? events->kernels.end : (*c)[7];
+  const std::vector<int64_t>& name = events != nullptr ? events->kernels.name : (*c)[8];
   std::vector<KernelRowInfo> rows((*c)[0].size());
+  if (start.size() != rows.size()) return Error{"", "kernel columns of one run differ in length", "re-import the run"};
   for (size_t r = 0; r < rows.size(); ++r) {
-    rows[r].ns = (*c)[1][r] - (*c)[0][r];
-    rows[r].config.first = (*c)[2][r];
-    for (size_t d = 0; d < 6; ++d) rows[r].config.second[d] = (*c)[3 + d][r];
+    rows[r].ns = end[r] - start[r];
+    rows[r].config.first = name[r];
+    for (size_t d = 0; d < 6; ++d) rows[r].config.second[d] = (*c)[d][r];
   }
   return rows;
 }
 
-Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int64_t timeline_run) {
+Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int64_t timeline_run,
+                                      const std::vector<KernelRowInfo>& kernel_rows) {
   ProfiledWork w;
   auto launches = LoadNcuLaunches(store, ncu_run);
   if (!launches.ok()) return launches.error();
-  auto rows = LoadKernelRows(store, timeline_run);
-  if (!rows.ok()) return rows.error();
+  const auto* rows = &kernel_rows;
   std::map<ConfigKey, std::vector<const NcuLaunch*>> by_config;
   std::map<std::string, std::vector<double>> peaks;
   std::vector<double> bandwidths, clocks;

@@ -40,15 +40,20 @@ struct ProfiledWork {
   bool has_flops = false;                    // some launch had the roofline metrics
 };
 
-// The profiled launches of `ncu_run` linked to kernels of `timeline_run`, by configuration.
-Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int64_t timeline_run);
 
 // Per timeline kernel row: its configuration (name, grid, block) and duration.
 struct KernelRowInfo {
   ConfigKey config;
   int64_t ns = 0;
 };
-Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run);
+// `events`: the run's events when loaded already (their start, end and name are used).
+Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run,
+                                                  const NsysEvents* events = nullptr);
+
+// The profiled launches of `ncu_run` linked to kernels of `timeline_run` (rows: its kernel
+// rows, LoadKernelRows), by configuration.
+Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int64_t timeline_run,
+                                      const std::vector<KernelRowInfo>& rows);
 
 struct StageMfu {
   std::optional<double> flops;            // the FLOPs the utilization uses

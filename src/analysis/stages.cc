@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -22,10 +23,15 @@ std::string StyleOf(int64_t event_type) {
 
 }  // namespace
 
-Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id) {
-  auto loaded = LoadNsysEvents(store, run_id);
-  if (!loaded.ok()) return loaded.error();
-  const NsysEvents& e = *loaded;
+Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, const NsysEvents* events) {
+  std::optional<NsysEvents> own;
+  if (events == nullptr) {
+    auto loaded = LoadNsysEvents(store, run_id);
+    if (!loaded.ok()) return loaded.error();
+    own = std::move(loaded).value();
+    events = &*own;
+  }
+  const NsysEvents& e = *events;
   const auto& n = e.nvtx;
   std::vector<int64_t> ids(n.text.begin(), n.text.end());
   ids.insert(ids.end(), n.domain.begin(), n.domain.end());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/intervals.h"
+#include "analysis/nsys_events.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -44,6 +45,7 @@ struct Stage {
 
 // Stages in the order of nsys's nvtx_gpu_proj_sum report (projected time, largest first);
 // `id` is the position and `parent` indexes the vector.
-Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id);
+// `events`: the run's events when the caller has them loaded (else they are read here).
+Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, const NsysEvents* events = nullptr);
 
 }  // namespace kscope::analysis

@@ -97,7 +97,9 @@ Result<json> BuildRunReport(store::Store& store, int64_t run_id, const config::C
                          ", the discovery run whose launches this run profiled");
   }
 
-  auto events = analysis::LoadTimelineEvents(store, *timeline_run);
+  auto nsys = analysis::LoadNsysEvents(store, *timeline_run);
+  if (!nsys.ok()) return nsys.error();
+  auto events = analysis::LoadTimelineEvents(store, *timeline_run, &*nsys);
   if (!events.ok()) return events.error();
   const auto whole = analysis::DiagnoseTimeline(*events, {}, config.timeline);
   r["timeline"] = TimelineJson(whole);
@@ -120,7 +122,7 @@ Result<json> BuildRunReport(store::Store& store, int64_t run_id, const config::C
   KSCOPE_RETURN_IF_ERROR(parts::AddKernels(store, *timeline_run, verdicts, r));
   parts::AddRoofline(*launches, config.classify, r);
   KSCOPE_RETURN_IF_ERROR(
-      parts::AddStages(store, *timeline_run, run_id, *events, verdicts, config, gpu, dtype, r));
+      parts::AddStages(store, *timeline_run, run_id, *nsys, *events, verdicts, config, gpu, dtype, r));
   if (launches->empty()) {
     r["notes"].push_back("no ncu data: kernel classes, roofline and measured FLOPs need a deep pass (kscope profile, "
                          "or kscope import --run " + std::to_string(run_id) + " REPORT.ncu-rep)");

@@ -8,6 +8,7 @@
 
 #include "analysis/bottleneck.h"
 #include "analysis/ncu_launches.h"
+#include "analysis/nsys_events.h"
 #include "analysis/timeline.h"
 #include "config/config.h"
 #include "store/store.h"
@@ -34,7 +35,8 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
 void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t,
                  nlohmann::json& out);
 // "stages": the NVTX stages with their GPU figures, top kernels, MFU/MBU and diagnosis.
-Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::TimelineEvents& events,
+Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
+                 const analysis::TimelineEvents& events,
                  const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
                  const std::string& gpu, const std::string& dtype, nlohmann::json& out);
 

@@ -40,14 +40,15 @@ json MfuJson(const analysis::StageMfu& m) {
 
 }  // namespace
 
-Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::TimelineEvents& events,
+Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
+                 const analysis::TimelineEvents& events,
                  const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
                  const std::string& gpu, const std::string& dtype, json& out) {
-  auto stages = analysis::ComputeStages(store, timeline_run);
+  auto stages = analysis::ComputeStages(store, timeline_run, &nsys);
   if (!stages.ok()) return stages.error();
-  auto rows = analysis::LoadKernelRows(store, timeline_run);
+  auto rows = analysis::LoadKernelRows(store, timeline_run, &nsys);
   if (!rows.ok()) return rows.error();
-  auto work = analysis::LoadProfiledWork(store, ncu_run, timeline_run);
+  auto work = analysis::LoadProfiledWork(store, ncu_run, timeline_run, *rows);
   if (!work.ok()) return work.error();
   std::vector<int64_t> name_ids;
   for (const auto& s : *stages) {
