@@ -43,6 +43,7 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   std::vector<Stage> stages;
   std::map<std::pair<std::string, std::string>, int> index;
   std::vector<int> stage_of(n.start.size(), -1);
+  std::vector<size_t> window_of(n.start.size(), 0);  // the row's window in its stage
   int64_t open_end = 0;
   for (size_t r = 0; r < n.start.size(); ++r) open_end = std::max({open_end, n.start[r], n.end[r]});
   for (size_t r = 0; r < n.start.size(); ++r) {
@@ -62,6 +63,7 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
     ++s.instances;
     const int64_t end = n.end[r] == kNull ? open_end : n.end[r];
     s.range_ns += end - n.start[r];
+    window_of[r] = s.windows.size();
     s.windows.push_back({n.start[r], end});
   }
   // The tree: a stage's parent is the stage its instances most often sit in.
@@ -91,6 +93,10 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   for (const auto& link : LinkLaunches(e, open_end)) {
     if (link.range < 0) continue;
     const int s = stage_of[static_cast<size_t>(link.range)];
+    // The instance's window runs on to the end of the GPU work it launched.
+    const int64_t op_end = link.op < n_kernels ? e.kernels.end[link.op] : e.memops.end[link.op - n_kernels];
+    TimeWindow& w = stages[static_cast<size_t>(s)].windows[window_of[static_cast<size_t>(link.range)]];
+    w.end = std::max(w.end, op_end);
     if (!ops[static_cast<size_t>(s)].insert(link.op).second) continue;
     Stage& st = stages[static_cast<size_t>(s)];
     if (link.op < n_kernels) {

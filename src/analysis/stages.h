@@ -40,7 +40,8 @@ struct Stage {
   int64_t kernels = 0, kernel_ns = 0, memops = 0, memop_ns = 0;
   std::vector<int64_t> kernel_rows;        // kernel stream rows launched inside, each once
   std::vector<StageKernel> kernels_by_time;  // by kernel name, largest total first
-  std::vector<TimeWindow> windows;           // each instance's [start, end] on the CPU
+  std::vector<TimeWindow> windows;           // each instance: its start on the CPU to its end or
+                                             // the end of the last GPU work it launched, the later
 };
 
 // Stages in the order of nsys's nvtx_gpu_proj_sum report (projected time, largest first);
