@@ -8,13 +8,13 @@
 #include <sstream>
 
 #include "analysis/timeline.h"
+#include "bench_inputs.h"
 #include "config/config.h"
+#include "import/import_files.h"
 #include "report/html_report.h"
+#include "report/nsys_stats.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
-#include "bench_inputs.h"
-#include "import/import_files.h"
-#include "report/nsys_stats.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 #include "store/store.h"

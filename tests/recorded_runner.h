@@ -22,13 +22,13 @@ namespace kscope::testing {
 
 // What one kind of invocation answers.
 struct Replay {
-  std::string output;          // recorded output file (lines replayed to the log and on_line)
+  std::string output;  // recorded output file (lines replayed to the log and on_line)
   int exit_code = 0;
   int signal = 0;
-  bool interrupted = false;    // as if kscope was interrupted while it ran
+  bool interrupted = false;  // as if kscope was interrupted while it ran
   bool timed_out = false;
-  bool writes_report = true;   // nsys/ncu profile: the report file appears
-  std::string produce;         // recorded file (.zst: decompressed) written where argv says
+  bool writes_report = true;  // nsys/ncu profile: the report file appears
+  std::string produce;        // recorded file (.zst: decompressed) written where argv says
 };
 
 // A .zst file's content (streamed: frames need not record their size).

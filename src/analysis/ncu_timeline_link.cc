@@ -25,8 +25,8 @@ std::string InnermostNcuRange(std::string_view nvtx) {
   const auto first = entry.find(':');
   if (first == std::string_view::npos) return "";
   const auto second = entry.find(':', first + 1);
-  return std::string(entry.substr(first + 1, second == std::string_view::npos ? std::string_view::npos
-                                                                                : second - first - 1));
+  return std::string(
+      entry.substr(first + 1, second == std::string_view::npos ? std::string_view::npos : second - first - 1));
 }
 
 Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id) {
@@ -98,7 +98,8 @@ Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id) {
     for (const auto& range : ranges[r]) add(range);
   }
   auto up = store.db().Prepare(
-      "UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?1, kernel_link = 'matched' WHERE run_id = ?1 AND id = ?2");
+      "UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?1, kernel_link = 'matched' WHERE run_id = ?1 AND id = "
+      "?2");
   if (!up.ok()) return up.error();
   int64_t linked = 0;
   for (const auto& l : launches) {

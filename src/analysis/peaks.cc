@@ -11,7 +11,7 @@ namespace {
 struct Entry {
   std::string_view match;  // lower-case substring of the GPU name
   std::string_view name;
-  double bandwidth;                                        // bytes/s
+  double bandwidth;                                         // bytes/s
   double fp64, fp32, tensor_tf32, tensor_bf16, tensor_fp8;  // dense FLOP/s; 0: not given
 };
 

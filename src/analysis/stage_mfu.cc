@@ -46,8 +46,7 @@ double BytesPerParam(const std::string& dtype) {
 
 }  // namespace
 
-Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run,
-                                                  const NsysEvents* events) {
+Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run, const NsysEvents* events) {
   namespace k = store::kernel;
   std::vector<int> cols{k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ};
   if (events == nullptr) cols.insert(cols.end(), {k::kStart, k::kEnd, k::kName});
@@ -139,7 +138,8 @@ StageMfu ComputeStageMfu(const Stage& stage, const std::vector<KernelRowInfo>& k
       any_bytes = true;
     }
   }
-  m.coverage_pct = stage.kernel_ns > 0 ? 100.0 * static_cast<double>(covered_ns) / static_cast<double>(stage.kernel_ns) : 0;
+  m.coverage_pct =
+      stage.kernel_ns > 0 ? 100.0 * static_cast<double>(covered_ns) / static_cast<double>(stage.kernel_ns) : 0;
   if (work.has_flops && !flops.empty()) {
     double total = 0;
     for (const auto& [p, f] : flops) total += f;
@@ -153,17 +153,19 @@ StageMfu ComputeStageMfu(const Stage& stage, const std::vector<KernelRowInfo>& k
     m.flops = m.ncu_flops;
     m.flops_source = "ncu";
     if (m.coverage_pct < 100) {
-      m.notes.push_back(fmt::format("FLOPs measured on {} profiled launches, extrapolated to the {} launches of their "
-                                    "launch configurations in the stage: {:.1f}% of its kernel time; the rest counts 0",
-                                    m.measured_launches, m.extrapolated_launches, m.coverage_pct));
+      m.notes.push_back(
+          fmt::format("FLOPs measured on {} profiled launches, extrapolated to the {} launches of their "
+                      "launch configurations in the stage: {:.1f}% of its kernel time; the rest counts 0",
+                      m.measured_launches, m.extrapolated_launches, m.coverage_pct));
     }
   } else if (m.analytic_flops) {
     m.flops = m.analytic_flops;
     m.flops_source = "analytic";
     if (m.ncu_flops) {
-      m.notes.push_back(fmt::format("ncu measured {:.4g} FLOPs on launches covering only {:.1f}% of the kernel time; "
-                                    "the model's count is used",
-                                    *m.ncu_flops, m.coverage_pct));
+      m.notes.push_back(
+          fmt::format("ncu measured {:.4g} FLOPs on launches covering only {:.1f}% of the kernel time; "
+                      "the model's count is used",
+                      *m.ncu_flops, m.coverage_pct));
     }
     m.notes.push_back(fmt::format("FLOPs from the model: 2 x {:.4g} matmul parameters x {} tokens, plus attention",
                                   params, model.stage_tokens.at(stage.text)));
@@ -199,7 +201,8 @@ StageMfu ComputeStageMfu(const Stage& stage, const std::vector<KernelRowInfo>& k
       m.mfu_pct = 100 * *m.achieved_flops_per_s / *m.peak_flops_per_s;
       if (kernel_s > 0) m.kernel_mfu_pct = 100 * (*m.flops / kernel_s) / *m.peak_flops_per_s;
     }
-    if (m.datasheet_peak_flops_per_s) m.datasheet_mfu_pct = 100 * *m.achieved_flops_per_s / *m.datasheet_peak_flops_per_s;
+    if (m.datasheet_peak_flops_per_s)
+      m.datasheet_mfu_pct = 100 * *m.achieved_flops_per_s / *m.datasheet_peak_flops_per_s;
   }
   // Bandwidth.
   auto steps = model.stage_steps.find(stage.text);
@@ -210,7 +213,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const std::vector<KernelRowInfo>& k
   } else if (analytic_bytes) {
     m.bytes = params * BytesPerParam(dtype) * static_cast<double>(steps->second);
     m.bytes_source = "analytic";
-    m.notes.push_back("bytes from the model: the matmul weights read once per forward pass");
+    m.notes.emplace_back("bytes from the model: the matmul weights read once per forward pass");
   }
   if (work.peak_bandwidth) {
     m.peak_bytes_per_s = work.peak_bandwidth;

@@ -27,9 +27,9 @@ namespace kscope::analysis {
 using ConfigKey = std::pair<int64_t, std::array<int64_t, 6>>;
 
 struct ProfiledConfig {
-  int64_t launches = 0;                  // profiled launches of it
-  std::map<std::string, double> flops;   // per precision, mean per launch
-  std::optional<double> dram_bytes;      // mean per launch
+  int64_t launches = 0;                 // profiled launches of it
+  std::map<std::string, double> flops;  // per precision, mean per launch
+  std::optional<double> dram_bytes;     // mean per launch
 };
 
 struct ProfiledWork {
@@ -39,7 +39,6 @@ struct ProfiledWork {
   std::optional<double> sm_clock_hz;         // median clock ncu measured (the peaks' clock)
   bool has_flops = false;                    // some launch had the roofline metrics
 };
-
 
 // Per timeline kernel row: its configuration (name, grid, block) and duration.
 struct KernelRowInfo {
@@ -56,17 +55,17 @@ Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int6
                                       const std::vector<KernelRowInfo>& rows);
 
 struct StageMfu {
-  std::optional<double> flops;            // the FLOPs the utilization uses
-  std::string flops_source;               // "ncu", "analytic" or "" (none)
+  std::optional<double> flops;  // the FLOPs the utilization uses
+  std::string flops_source;     // "ncu", "analytic" or "" (none)
   std::optional<double> ncu_flops, analytic_flops;
-  std::string precision;                  // whose peak: the model dtype's, else the precision doing most work
-  double coverage_pct = 0;                // share of the stage's kernel time with ncu FLOPs
+  std::string precision;    // whose peak: the model dtype's, else the precision doing most work
+  double coverage_pct = 0;  // share of the stage's kernel time with ncu FLOPs
   int64_t measured_launches = 0, extrapolated_launches = 0;
   std::optional<double> achieved_flops_per_s, peak_flops_per_s, mfu_pct, kernel_mfu_pct;
-  std::string peak_source;                // "ncu" or "datasheet"
+  std::string peak_source;  // "ncu" or "datasheet"
   std::optional<double> datasheet_peak_flops_per_s, datasheet_mfu_pct;
   std::optional<double> bytes, achieved_bytes_per_s, peak_bytes_per_s, mbu_pct;
-  std::string bytes_source;               // "ncu" or "analytic"
+  std::string bytes_source;  // "ncu" or "analytic"
   std::vector<std::string> notes;
 };
 

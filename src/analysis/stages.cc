@@ -50,11 +50,13 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
     const std::string text = strings->count(n.text[r]) != 0 ? strings->at(n.text[r]) : "";
     const std::string domain = n.domain[r] == kNull ? "" : strings->at(n.domain[r]);
     const std::string style = StyleOf(n.event_type[r]);
-    auto [it, added] = index.try_emplace({domain + ":" + text, style}, static_cast<int>(index.size()));
+    std::string name = domain;
+    name.append(":").append(text);
+    auto [it, added] = index.try_emplace({name, style}, static_cast<int>(index.size()));
     stage_of[r] = it->second;
     if (added) {
       Stage s;
-      s.name = domain + ":" + text;
+      s.name = name;
       s.text = text;
       s.style = style;
       stages.push_back(std::move(s));
@@ -81,7 +83,8 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   }
   for (auto& s : stages) {
     int depth = 0;
-    for (int p = s.parent; p >= 0 && depth <= static_cast<int>(stages.size()); p = stages[static_cast<size_t>(p)].parent) {
+    for (int p = s.parent; p >= 0 && depth <= static_cast<int>(stages.size());
+         p = stages[static_cast<size_t>(p)].parent) {
       ++depth;
     }
     s.depth = depth;
@@ -151,6 +154,7 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   std::vector<int> new_id(stages.size());
   for (size_t i = 0; i < order.size(); ++i) new_id[static_cast<size_t>(order[i])] = static_cast<int>(i);
   std::vector<Stage> sorted;
+  sorted.reserve(order.size());
   for (int o : order) sorted.push_back(std::move(stages[static_cast<size_t>(o)]));
   for (size_t i = 0; i < sorted.size(); ++i) {
     sorted[i].id = static_cast<int>(i);

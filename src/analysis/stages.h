@@ -38,7 +38,7 @@ struct Stage {
   int64_t gpu_ops = 0;         // distinct GPU operations launched inside (nsys: Total GPU Ops)
   // What kscope adds: the work launched inside, and the stage's time windows.
   int64_t kernels = 0, kernel_ns = 0, memops = 0, memop_ns = 0;
-  std::vector<int64_t> kernel_rows;        // kernel stream rows launched inside, each once
+  std::vector<int64_t> kernel_rows;          // kernel stream rows launched inside, each once
   std::vector<StageKernel> kernels_by_time;  // by kernel name, largest total first
   std::vector<TimeWindow> windows;           // each instance: its start on the CPU to its end or
                                              // the end of the last GPU work it launched, the later

@@ -47,7 +47,9 @@ Result<LinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int6
   KSCOPE_RETURN_IF_ERROR(q->status());
   auto names = store.Strings(name_ids);
   if (!names.ok()) return names.error();
-  auto up = store.db().Prepare("UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?4, kernel_link = 'planned' WHERE run_id = ?1 AND id = ?2");
+  auto up = store.db().Prepare(
+      "UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?4, kernel_link = 'planned' WHERE run_id = ?1 AND id = "
+      "?2");
   if (!up.ok()) return up.error();
   for (size_t i = 0; i < links.size(); ++i) {
     // ncu and nsys spell one kernel differently; their match keys agree.

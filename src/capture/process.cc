@@ -76,7 +76,7 @@ std::vector<std::string> Environment(const std::map<std::string, std::string>& e
     if (eq != std::string_view::npos && extra.count(std::string(kv.substr(0, eq))) != 0) continue;
     env.emplace_back(kv);
   }
-  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  for (const auto& [k, v] : extra) env.push_back(std::string(k).append("=").append(v));
   return env;
 }
 
@@ -216,7 +216,7 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
 
 Result<ProcessOutcome> RunProcess(const std::vector<std::string>& argv, const std::string& stdout_path,
                                   const std::string& stderr_path) {
-  std::remove(stderr_path.c_str());
+  static_cast<void>(std::remove(stderr_path.c_str()));  // a fresh log; absent is fine
   ProcessSpec spec;
   spec.argv = argv;
   spec.stdout_path = stdout_path;

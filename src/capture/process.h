@@ -52,7 +52,7 @@ class SystemRunner : public ProcessRunner {
 // whole process group); one started after it runs, so kscope can still export and import
 // what was gathered; another Ctrl-C stops that too. RequestInterrupt does the same from code.
 void InstallInterruptHandlers();
-bool Interrupted();     // at least one interruption so far
+bool Interrupted();  // at least one interruption so far
 int InterruptCount();
 void RequestInterrupt();
 void ClearInterrupt();

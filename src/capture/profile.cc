@@ -36,7 +36,7 @@ std::string Joined(const std::vector<std::string>& argv) {
 }
 
 // The state of one profile run: its directory, its manifest and the steps taken.
-struct Capture {
+struct Capture {  // NOLINT(bugprone-exception-escape): its implicit constructor allocates nothing
   int64_t run_id = 0;
   RunDir dir;
   json manifest;
@@ -365,7 +365,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
       for (const std::string page : {"raw", "details"}) {
         ProcessSpec ex;
         ex.argv = NcuExportArgv(tools_.ncu, report, page);
-        ex.stdout_path = base + "_" + page + ".csv";
+        ex.stdout_path = fmt::format("{}_{}.csv", base, page);
         ex.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}_{}_export.log", p + 1, page)).string();
         const size_t ex_step = cap.Step(fmt::format("ncu export pass {} {}", p + 1, page), ex.argv, ex.log_path);
         auto exported = runner_.Run(ex);

@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace kscope::capture {
 
 std::string Progress::Clock(double seconds) {
-  const auto s = static_cast<int64_t>(std::max(0.0, seconds) + 0.5);
+  const auto s = static_cast<int64_t>(std::lround(std::max(0.0, seconds)));
   if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
   return fmt::format("{}:{:02}", s / 60, s % 60);
 }

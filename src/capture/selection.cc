@@ -254,10 +254,11 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.kernels.push_back(std::move(sk));
   }
   if (skipped_rare > 0) {
-    sel.notes.push_back(fmt::format("{} kernel{} among the top launched no configuration more than {} times (the "
-                                    "warm-up), so ncu cannot profile them after warm-up; lower selection.warmup to "
-                                    "include them",
-                                    skipped_rare, skipped_rare == 1 ? "" : "s", cfg.warmup));
+    sel.notes.push_back(
+        fmt::format("{} kernel{} among the top launched no configuration more than {} times (the "
+                    "warm-up), so ncu cannot profile them after warm-up; lower selection.warmup to "
+                    "include them",
+                    skipped_rare, skipped_rare == 1 ? "" : "s", cfg.warmup));
   }
   std::vector<std::vector<int64_t>> picks(sel.kernels.size());
   std::unordered_map<int64_t, size_t> selected;  // identity -> kernel index

@@ -55,7 +55,7 @@ struct Selection {
   std::vector<std::string> notes;  // what the user should know (e.g. why ncu is not NVTX-gated)
 };
 
-Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& config);
+Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg);
 
 // What was selected, for the screen (a few lines and a table) and for manifest.json.
 std::string FormatSelection(const Selection& sel);

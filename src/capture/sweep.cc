@@ -1,5 +1,7 @@
 #include "capture/sweep.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 namespace kscope::capture {
@@ -83,11 +85,11 @@ Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const st
     }
     for (const auto& [key, value] : values) {
       if (used.count(key) != 0) continue;
-      auto st = config::ApplyOverride(sp.config, key + "=" + value);
+      auto st = config::ApplyOverride(sp.config, fmt::format("{}={}", key, value));
       if (!st.ok()) {
         return Error{"",
-                     "sweep key '" + key + "' is neither a configuration key nor used as {" + key +
-                         "} in the command (" + st.error().what + ")",
+                     fmt::format("sweep key '{}' is neither a configuration key nor used as {{{}}} in the command ({})",
+                                 key, key, st.error().what),
                      "use {" + key + "} in the command, or a key of docs/config.md"};
       }
     }

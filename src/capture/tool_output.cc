@@ -92,7 +92,7 @@ void NsysOutput::Feed(std::string_view raw) {
     errors.emplace_back(line);
     return;
   }
-  if (line.find("rror") != std::string_view::npos && line.find("[") != 0) errors.emplace_back(line);
+  if (line.find("rror") != std::string_view::npos && line.find('[') != 0) errors.emplace_back(line);
 }
 
 }  // namespace kscope::capture

@@ -22,7 +22,7 @@ struct NcuOutput {
   std::optional<int> app_exit_code;            // "The application returned an error code (N)."
   std::optional<std::string> report;           // "==PROF== Report: PATH"
   // Returns true when the line completed a profiled launch (progress moved).
-  bool Feed(std::string_view line);
+  bool Feed(std::string_view raw);
 
  private:
   bool in_available_ = false;
@@ -33,7 +33,7 @@ struct NsysOutput {
   bool no_reports = false;             // "No reports were generated"
   bool importer_failed = false;        // "Importer error status" / "Unable to retrieve the importer version"
   std::vector<std::string> errors;     // lines that look like errors
-  void Feed(std::string_view line);
+  void Feed(std::string_view raw);
 
  private:
   bool in_generated_ = false;

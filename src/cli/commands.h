@@ -10,8 +10,8 @@
 namespace kscope::cli {
 
 struct GlobalOptions {
-  std::string db;      // --db; empty means store::DefaultDbPath()
-  std::string config;  // --config: the YAML configuration (docs/config.md)
+  std::string db;                      // --db; empty means store::DefaultDbPath()
+  std::string config;                  // --config: the YAML configuration (docs/config.md)
   std::vector<std::string> overrides;  // --set KEY=VALUE (and kscope profile's KEY=VALUE words)
   std::vector<std::string> command;    // what follows `--` (kscope profile's workload)
   [[nodiscard]] std::string DbPath() const;

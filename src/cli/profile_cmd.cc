@@ -93,7 +93,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
     }
     if (points->size() > 1) {
       std::string what;
-      for (const auto& [k, v] : point.values) what += (what.empty() ? "" : ", ") + k + "=" + v;
+      for (const auto& [k, v] : point.values) what += fmt::format("{}{}={}", what.empty() ? "" : ", ", k, v);
       std::cerr << fmt::format("== sweep point {} of {}: {}\n", i + 1, points->size(), what);
     }
     auto result = session.Run(req);

@@ -68,7 +68,8 @@ int Run(const ReportArgs& a, const GlobalOptions& global) {
       return Status::Ok();
     });
   }
-  if (st.ok()) st = WriteFile(dir / "report.html", [&](std::ostream& o) { return report::WriteHtmlReport(*report, o); });
+  if (st.ok())
+    st = WriteFile(dir / "report.html", [&](std::ostream& o) { return report::WriteHtmlReport(*report, o); });
   if (!st.ok()) return Fail(st.error());
   if (!a.quiet) report::WriteReportSummary(*report, std::cout);
   std::cout << fmt::format("\nwrote {0}/report.json, {0}/report.md, {0}/report.html\n", dir.string());

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <iosfwd>
-
 #include <nlohmann/json.hpp>
 
 #include "util/status.h"

@@ -53,15 +53,15 @@ std::string Verdict(const json& stage) {
 Table StagesTable(const json& r) {
   Table t;
   t.title = "Stages (NVTX ranges projected onto the GPU)";
-  t.columns = {"Stage",   "Instances", "Range (ms)", "Projected (ms)", "GPU ops", "Kernels (ms)",
-               "Busy %",  "FLOPs",     "MFU",        "MBU",            "Verdict"};
+  t.columns = {"Stage", "Instances", "Range (ms)", "Projected (ms)", "GPU ops", "Kernels (ms)", "Busy %",
+               "FLOPs", "MFU",       "MBU",        "Verdict"};
   for (const auto& s : G(r, "stages")) {
     const auto& m = G(s, "mfu");
     std::string flops = G(m, "flops").is_number() ? Sci(G(m, "flops")) + " (" + Str(G(m, "flops_source")) + ")" : "-";
     t.rows.push_back({std::string(static_cast<size_t>(Num(G(s, "depth"))) * 2, ' ') + Str(G(s, "name")),
                       static_cast<int64_t>(Num(G(s, "instances"))), Ms(G(s, "range_ns")), Ms(G(s, "proj_ns")),
-                      static_cast<int64_t>(Num(G(s, "gpu_ops"))), Ms(G(s, "kernel_ns")), Pct(G(s, "gpu_busy_pct")), flops,
-                      Util(G(m, "mfu_pct")), Util(G(m, "mbu_pct")), Verdict(s)});
+                      static_cast<int64_t>(Num(G(s, "gpu_ops"))), Ms(G(s, "kernel_ns")), Pct(G(s, "gpu_busy_pct")),
+                      flops, Util(G(m, "mfu_pct")), Util(G(m, "mbu_pct")), Verdict(s)});
   }
   return t;
 }
@@ -69,12 +69,14 @@ Table StagesTable(const json& r) {
 Table KernelsTable(const json& r, size_t name_width) {
   Table t;
   t.title = "Top kernels by GPU time (nsys)";
-  t.columns = {"#", "Time %", "Time (ms)", "Launches", "Kernel", "Family", "Library", "Class", "Occupancy", "Top stall"};
+  t.columns = {"#",      "Time %",  "Time (ms)", "Launches",  "Kernel",
+               "Family", "Library", "Class",     "Occupancy", "Top stall"};
   for (const auto& k : G(r, "top_kernels")) {
-    t.rows.push_back({static_cast<int64_t>(Num(G(k, "rank"))), Pct(G(k, "share_pct")), Ms(G(k, "total_ns")),
-                      static_cast<int64_t>(Num(G(k, "launches"))), Short(Str(G(k, "base")), name_width), Str(G(k, "family")),
-                      Str(G(k, "library")), G(k, "bottleneck").is_string() ? Str(G(k, "bottleneck")) : "-",
-                      Pct(G(k, "achieved_occupancy_pct")), G(k, "top_stall").is_string() ? Str(G(k, "top_stall")) : "-"});
+    t.rows.push_back(
+        {static_cast<int64_t>(Num(G(k, "rank"))), Pct(G(k, "share_pct")), Ms(G(k, "total_ns")),
+         static_cast<int64_t>(Num(G(k, "launches"))), Short(Str(G(k, "base")), name_width), Str(G(k, "family")),
+         Str(G(k, "library")), G(k, "bottleneck").is_string() ? Str(G(k, "bottleneck")) : "-",
+         Pct(G(k, "achieved_occupancy_pct")), G(k, "top_stall").is_string() ? Str(G(k, "top_stall")) : "-"});
   }
   return t;
 }
@@ -84,7 +86,8 @@ Table MixTable(const json& r) {
   t.title = "Bottleneck mix by GPU time";
   t.columns = {"Class", "Time %", "Time (ms)", "Kernels"};
   for (const auto& m : G(r, "bottleneck_mix")) {
-    t.rows.push_back({Str(G(m, "bottleneck")), Pct(G(m, "share_pct")), Ms(G(m, "total_ns")), static_cast<int64_t>(Num(G(m, "kernels")))});
+    t.rows.push_back({Str(G(m, "bottleneck")), Pct(G(m, "share_pct")), Ms(G(m, "total_ns")),
+                      static_cast<int64_t>(Num(G(m, "kernels")))});
   }
   return t;
 }
@@ -96,7 +99,8 @@ std::string Header(const json& r) {
   for (const char* k : {"label", "model", "dtype"}) {
     if (run[k].is_string()) details += (details.empty() ? "" : ", ") + Str(run[k]);
   }
-  if (G(run, "batch").is_number()) details += (details.empty() ? "" : ", ") + fmt::format("batch {}", Num(G(run, "batch")));
+  if (G(run, "batch").is_number())
+    details += (details.empty() ? "" : ", ") + fmt::format("batch {}", Num(G(run, "batch")));
   if (!details.empty()) what += " (" + details + ")";
   if (G(run, "gpu").is_string()) what += " on " + Str(G(run, "gpu"));
   return what;
@@ -122,21 +126,24 @@ std::string MarkdownText(std::string_view s) {
 void WriteReportSummary(const json& r, std::ostream& out) {
   const auto& s = G(r, "summary");
   out << "kscope report: " << Header(r) << "\n";
-  out << fmt::format("wall {:.3f} s, GPU busy {:.1f}% ({} kernels: {} ms; {} copies and sets: {} ms); {} launches "
-                     "profiled by ncu\n",
-                     Num(G(s, "wall_ns")) / 1e9, Num(G(s, "gpu_busy_pct")), static_cast<int64_t>(Num(G(s, "kernels"))),
-                     Ms(G(s, "kernel_ns")), static_cast<int64_t>(Num(G(s, "memops"))), Ms(G(s, "memop_ns")),
-                     static_cast<int64_t>(Num(G(s, "profiled_launches"))));
+  out << fmt::format(
+      "wall {:.3f} s, GPU busy {:.1f}% ({} kernels: {} ms; {} copies and sets: {} ms); {} launches "
+      "profiled by ncu\n",
+      Num(G(s, "wall_ns")) / 1e9, Num(G(s, "gpu_busy_pct")), static_cast<int64_t>(Num(G(s, "kernels"))),
+      Ms(G(s, "kernel_ns")), static_cast<int64_t>(Num(G(s, "memops"))), Ms(G(s, "memop_ns")),
+      static_cast<int64_t>(Num(G(s, "profiled_launches"))));
   for (const auto& n : G(r, "notes")) out << "note: " << Str(n) << "\n";
   out << "\nFindings (whole run)\n";
   for (const auto& f : G(G(r, "timeline"), "findings")) {
-    out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", Str(G(f, "title")), Num(G(f, "size")), Str(G(f, "fix")));
+    out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", Str(G(f, "title")), Num(G(f, "size")),
+                       Str(G(f, "fix")));
   }
   out << "\n";
   WriteText(StagesTable(r), out);
   for (const auto& st : G(r, "stages")) {
     for (const auto& f : G(st, "findings")) {
-      out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", Str(G(st, "name")), Str(G(f, "title")), Num(G(f, "size")), Str(G(f, "fix")));
+      out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", Str(G(st, "name")), Str(G(f, "title")), Num(G(f, "size")),
+                         Str(G(f, "fix")));
     }
   }
   out << "\n";
@@ -162,16 +169,17 @@ void WriteReportMarkdown(const json& r, std::ostream& out) {
   const auto& s = G(r, "summary");
   out << "# kscope report: " << MarkdownText(Header(r)) << "\n\n";
   if (G(G(r, "run"), "command").is_string()) out << "Command: `" << Str(G(G(r, "run"), "command")) << "`\n\n";
-  out << fmt::format("Wall time {:.3f} s; the GPU busy {:.1f}% of it; {} kernel launches ({} ms), {} copies and sets "
-                     "({} ms); {} launches profiled by ncu.\n\n",
-                     Num(G(s, "wall_ns")) / 1e9, Num(G(s, "gpu_busy_pct")), static_cast<int64_t>(Num(G(s, "kernels"))),
-                     Ms(G(s, "kernel_ns")), static_cast<int64_t>(Num(G(s, "memops"))), Ms(G(s, "memop_ns")),
-                     static_cast<int64_t>(Num(G(s, "profiled_launches"))));
+  out << fmt::format(
+      "Wall time {:.3f} s; the GPU busy {:.1f}% of it; {} kernel launches ({} ms), {} copies and sets "
+      "({} ms); {} launches profiled by ncu.\n\n",
+      Num(G(s, "wall_ns")) / 1e9, Num(G(s, "gpu_busy_pct")), static_cast<int64_t>(Num(G(s, "kernels"))),
+      Ms(G(s, "kernel_ns")), static_cast<int64_t>(Num(G(s, "memops"))), Ms(G(s, "memop_ns")),
+      static_cast<int64_t>(Num(G(s, "profiled_launches"))));
   for (const auto& n : G(r, "notes")) out << "> " << MarkdownText(Str(n)) << "\n\n";
   out << "## Findings\n\n";
   for (const auto& f : G(G(r, "timeline"), "findings")) {
-    out << fmt::format("- **{}** ({:.1f}% of wall time). {} *Fix:* {}\n", MarkdownText(Str(G(f, "title"))), Num(G(f, "size")),
-                       MarkdownText(Str(G(f, "detail"))), MarkdownText(Str(G(f, "fix"))));
+    out << fmt::format("- **{}** ({:.1f}% of wall time). {} *Fix:* {}\n", MarkdownText(Str(G(f, "title"))),
+                       Num(G(f, "size")), MarkdownText(Str(G(f, "detail"))), MarkdownText(Str(G(f, "fix"))));
   }
   out << "\n## Stages\n\n";
   table(StagesTable(r));
@@ -182,14 +190,15 @@ void WriteReportMarkdown(const json& r, std::ostream& out) {
       out << fmt::format("- **{}** ({:.1f}%). {} *Fix:* {}\n", MarkdownText(Str(G(f, "title"))), Num(G(f, "size")),
                          MarkdownText(Str(G(f, "detail"))), MarkdownText(Str(G(f, "fix"))));
     }
-    out << fmt::format("- FLOPs: {} ({}), achieved {}FLOP/s of a {} peak of {}FLOP/s ({}): MFU {}, over kernel time {}\n",
-                       Sci(G(m, "flops")), Str(G(m, "flops_source")).empty() ? "none" : Str(G(m, "flops_source")),
-                       Sci(G(m, "achieved_flops_per_s")), Str(G(m, "precision")).empty() ? "-" : Str(G(m, "precision")),
-                       Sci(G(m, "peak_flops_per_s")), Str(G(m, "peak_source")).empty() ? "-" : Str(G(m, "peak_source")),
-                       Util(G(m, "mfu_pct")), Util(G(m, "kernel_mfu_pct")));
+    out << fmt::format(
+        "- FLOPs: {} ({}), achieved {}FLOP/s of a {} peak of {}FLOP/s ({}): MFU {}, over kernel time {}\n",
+        Sci(G(m, "flops")), Str(G(m, "flops_source")).empty() ? "none" : Str(G(m, "flops_source")),
+        Sci(G(m, "achieved_flops_per_s")), Str(G(m, "precision")).empty() ? "-" : Str(G(m, "precision")),
+        Sci(G(m, "peak_flops_per_s")), Str(G(m, "peak_source")).empty() ? "-" : Str(G(m, "peak_source")),
+        Util(G(m, "mfu_pct")), Util(G(m, "kernel_mfu_pct")));
     out << fmt::format("- DRAM bytes: {}B ({}), {}B/s of {}B/s: MBU {}\n", Sci(G(m, "bytes")),
-                       Str(G(m, "bytes_source")).empty() ? "none" : Str(G(m, "bytes_source")), Sci(G(m, "achieved_bytes_per_s")),
-                       Sci(G(m, "peak_bytes_per_s")), Util(G(m, "mbu_pct")));
+                       Str(G(m, "bytes_source")).empty() ? "none" : Str(G(m, "bytes_source")),
+                       Sci(G(m, "achieved_bytes_per_s")), Sci(G(m, "peak_bytes_per_s")), Util(G(m, "mbu_pct")));
     for (const auto& n : G(m, "notes")) out << "- " << MarkdownText(Str(n)) << "\n";
     out << "\n| Kernel | Launches | Time (ms) | Share | Class |\n|---|---|---|---|---|\n";
     for (const auto& k : G(st, "top_kernels")) {
@@ -205,16 +214,17 @@ void WriteReportMarkdown(const json& r, std::ostream& out) {
   table(MixTable(r));
   out << "## Roofline\n\n| Kernel | Precision | FLOP/byte | FLOP/s | % of roof | Class |\n|---|---|---|---|---|---|\n";
   for (const auto& p : G(G(r, "roofline"), "points")) {
-    out << fmt::format("| {} | {} | {:.3f} | {} | {:.1f}% | {} |\n", MarkdownText(Str(G(p, "kernel"))), Str(G(p, "precision")),
-                       Num(G(p, "intensity")), Sci(G(p, "achieved_flops")), Num(G(p, "pct_of_roof")), Str(G(p, "bottleneck")));
+    out << fmt::format("| {} | {} | {:.3f} | {} | {:.1f}% | {} |\n", MarkdownText(Str(G(p, "kernel"))),
+                       Str(G(p, "precision")), Num(G(p, "intensity")), Sci(G(p, "achieved_flops")),
+                       Num(G(p, "pct_of_roof")), Str(G(p, "bottleneck")));
   }
   out << "\n## Largest idle gaps\n\n| Start (ms) | Length (ms) | Host activity |\n|---|---|---|\n";
   const double t0 = Num(G(G(r, "timeline"), "start_ns"));
   for (const auto& g : G(G(r, "timeline"), "largest_gaps")) {
     std::string host;
     for (const auto& h : G(g, "host")) {
-      host += fmt::format("{}{} x{} ({} ms)", host.empty() ? "" : ", ", Str(G(h, "api")), static_cast<int64_t>(Num(G(h, "calls"))),
-                          Ms(G(h, "ns")));
+      host += fmt::format("{}{} x{} ({} ms)", host.empty() ? "" : ", ", Str(G(h, "api")),
+                          static_cast<int64_t>(Num(G(h, "calls"))), Ms(G(h, "ns")));
     }
     out << fmt::format("| {:.3f} | {} | {} |\n", (Num(G(g, "start_ns")) - t0) / 1e6, Ms(G(g, "duration_ns")),
                        MarkdownText(host.empty() ? "outside CUDA calls" : host));

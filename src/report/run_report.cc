@@ -84,8 +84,9 @@ Result<json> BuildRunReport(store::Store& store, int64_t run_id, const config::C
   auto tl_info = store.GetRun(*timeline_run);
   if (!tl_info.ok()) return tl_info.error();
   const std::string gpu = run->manifest.gpu.value_or(tl_info->manifest.gpu.value_or(""));
-  const std::string dtype =
-      !config.model.dtype.empty() ? config.model.dtype : run->manifest.dtype.value_or(tl_info->manifest.dtype.value_or(""));
+  const std::string dtype = !config.model.dtype.empty()
+                                ? config.model.dtype
+                                : run->manifest.dtype.value_or(tl_info->manifest.dtype.value_or(""));
 
   json r;
   r["kscope_report"] = kReportVersion;
@@ -124,8 +125,10 @@ Result<json> BuildRunReport(store::Store& store, int64_t run_id, const config::C
   KSCOPE_RETURN_IF_ERROR(
       parts::AddStages(store, *timeline_run, run_id, *nsys, *events, verdicts, config, gpu, dtype, r));
   if (launches->empty()) {
-    r["notes"].push_back("no ncu data: kernel classes, roofline and measured FLOPs need a deep pass (kscope profile, "
-                         "or kscope import --run " + std::to_string(run_id) + " REPORT.ncu-rep)");
+    r["notes"].push_back(
+        "no ncu data: kernel classes, roofline and measured FLOPs need a deep pass (kscope profile, "
+        "or kscope import --run " +
+        std::to_string(run_id) + " REPORT.ncu-rep)");
   }
   return r;
 }

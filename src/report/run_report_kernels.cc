@@ -53,7 +53,8 @@ std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLau
     }
   }
   for (auto& [key, v] : out) {
-    if (occupancy[key].second > 0) v.achieved_occupancy_pct = occupancy[key].first / static_cast<double>(occupancy[key].second);
+    if (occupancy[key].second > 0)
+      v.achieved_occupancy_pct = occupancy[key].first / static_cast<double>(occupancy[key].second);
   }
   return out;
 }
@@ -88,22 +89,24 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
     mix[cls].first += r.total;
     ++mix[cls].second;
     if (i >= 20) continue;
-    top.push_back({{"rank", static_cast<int64_t>(i + 1)},
-                   {"name", r.name},
-                   {"base", id.base},
-                   {"family", id.family},
-                   {"library", std::string(analysis::LibraryName(id.library))},
-                   {"launches", r.n},
-                   {"total_ns", r.total},
-                   {"avg_ns", r.mean},
-                   {"share_pct", pct(static_cast<double>(r.total))},
-                   {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)},
-                   {"achieved_occupancy_pct", v == verdicts.end() ? json() : Opt(v->second.achieved_occupancy_pct)},
-                   {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)}});
+    top.push_back(
+        {{"rank", static_cast<int64_t>(i + 1)},
+         {"name", r.name},
+         {"base", id.base},
+         {"family", id.family},
+         {"library", std::string(analysis::LibraryName(id.library))},
+         {"launches", r.n},
+         {"total_ns", r.total},
+         {"avg_ns", r.mean},
+         {"share_pct", pct(static_cast<double>(r.total))},
+         {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)},
+         {"achieved_occupancy_pct", v == verdicts.end() ? json() : Opt(v->second.achieved_occupancy_pct)},
+         {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)}});
   }
   out["top_kernels"] = top;
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(mix.begin(), mix.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   json m = json::array();
   for (const auto& [cls, v] : sorted) {
     m.push_back({{"bottleneck", cls},

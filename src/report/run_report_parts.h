@@ -2,9 +2,8 @@
 #pragma once
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "analysis/bottleneck.h"
 #include "analysis/ncu_launches.h"
@@ -36,9 +35,8 @@ void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysi
                  nlohmann::json& out);
 // "stages": the NVTX stages with their GPU figures, top kernels, MFU/MBU and diagnosis.
 Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
-                 const analysis::TimelineEvents& events,
-                 const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
-                 const std::string& gpu, const std::string& dtype, nlohmann::json& out);
+                 const analysis::TimelineEvents& events, const std::map<std::string, KernelVerdict>& verdicts,
+                 const config::Config& config, const std::string& gpu, const std::string& dtype, nlohmann::json& out);
 
 nlohmann::json FindingsJson(const std::vector<analysis::Finding>& findings);
 // A number, or null when absent.

@@ -41,9 +41,8 @@ json MfuJson(const analysis::StageMfu& m) {
 }  // namespace
 
 Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
-                 const analysis::TimelineEvents& events,
-                 const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
-                 const std::string& gpu, const std::string& dtype, json& out) {
+                 const analysis::TimelineEvents& events, const std::map<std::string, KernelVerdict>& verdicts,
+                 const config::Config& config, const std::string& gpu, const std::string& dtype, json& out) {
   auto stages = analysis::ComputeStages(store, timeline_run, &nsys);
   if (!stages.ok()) return stages.error();
   auto rows = analysis::LoadKernelRows(store, timeline_run, &nsys);
@@ -65,14 +64,14 @@ Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, con
       const auto& k = s.kernels_by_time[i];
       const std::string& name = names->at(k.name_id);
       auto v = verdicts.find(analysis::KernelMatchKey(name));
-      top.push_back({{"name", name},
-                     {"family", analysis::IdentifyKernel(name).family},
-                     {"launches", k.launches},
-                     {"total_ns", k.total_ns},
-                     {"share_pct", s.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) /
-                                                         static_cast<double>(s.kernel_ns)
-                                                   : 0.0},
-                     {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)}});
+      top.push_back(
+          {{"name", name},
+           {"family", analysis::IdentifyKernel(name).family},
+           {"launches", k.launches},
+           {"total_ns", k.total_ns},
+           {"share_pct",
+            s.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(s.kernel_ns) : 0.0},
+           {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)}});
     }
     const auto mfu = analysis::ComputeStageMfu(s, *rows, *work, config.model, gpu, dtype);
     list.push_back({{"id", s.id},

@@ -137,7 +137,8 @@ Result<std::string> Store::RunCapture(int64_t run_id) {
   auto q = db_.Prepare("SELECT coalesce(capture, '') FROM run WHERE id = ?1");
   if (!q.ok()) return q.error();
   q->Bind(1, run_id);
-  if (!q->Step()) return Error{db_.path(), fmt::format("no run {} in this database", run_id), "list the runs with: kscope runs"};
+  if (!q->Step())
+    return Error{db_.path(), fmt::format("no run {} in this database", run_id), "list the runs with: kscope runs"};
   return q->Text(0);
 }
 

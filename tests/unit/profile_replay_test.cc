@@ -83,9 +83,9 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   // every one linked to the discovery launch the plan expected, name and shape checked.
   EXPECT_EQ(*store_->StreamRows(run, "kernel"), 3404);
   EXPECT_EQ(Count("SELECT count(*) FROM ncu_launch"), 168);
-  EXPECT_EQ(Count("SELECT count(*) FROM ncu_launch WHERE kernel_link = 'planned' AND kernel_run = " +
-                  std::to_string(run)),
-            168);
+  EXPECT_EQ(
+      Count("SELECT count(*) FROM ncu_launch WHERE kernel_link = 'planned' AND kernel_run = " + std::to_string(run)),
+      168);
   auto info = store_->GetRun(run);
   ASSERT_TRUE(info.ok());
   EXPECT_EQ(info->status, "complete");
@@ -99,7 +99,7 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   std::vector<std::string> kinds;
   for (const auto& [kind, argv] : runner_.calls) kinds.push_back(kind);
   EXPECT_EQ(kinds, (std::vector<std::string>{"nsys --version", "ncu --version", "nvidia-smi", "python", "nsys profile",
-                                            "nsys export", "ncu profile", "ncu export raw", "ncu export details"}));
+                                             "nsys export", "ncu profile", "ncu export raw", "ncu export details"}));
   const auto recorded = nlohmann::json::parse(testing::ReadFile(kRun + "recorded_manifest.json"));
   ASSERT_TRUE(result->selection);
   ASSERT_EQ(result->selection->passes.size(), 1U);
@@ -107,12 +107,36 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   EXPECT_EQ(result->selection->passes[0].profiled_rows.size(), 168U);
   const auto& ncu = runner_.calls[6].second;
   const std::string out = (dir_ / "runs" / std::to_string(run) / "ncu" / "pass1").string();
-  std::vector<std::string> expected{"ncu", "--target-processes", "all", "--kernel-name-base", "mangled",
-                                    "--kernel-name", recorded["selection"]["passes"][0]["filter"], "--filter-mode",
-                                    "per-launch-config", "--launch-skip", "2", "--launch-count", "3", "--section",
-                                    "SpeedOfLight", "--section", "MemoryWorkloadAnalysis", "--section", "LaunchStats",
-                                    "--section", "Occupancy", "--replay-mode", "kernel", "--clock-control", "base",
-                                    "--cache-control", "all", "-o", out, "-f"};
+  std::vector<std::string> expected{"ncu",
+                                    "--target-processes",
+                                    "all",
+                                    "--kernel-name-base",
+                                    "mangled",
+                                    "--kernel-name",
+                                    recorded["selection"]["passes"][0]["filter"],
+                                    "--filter-mode",
+                                    "per-launch-config",
+                                    "--launch-skip",
+                                    "2",
+                                    "--launch-count",
+                                    "3",
+                                    "--section",
+                                    "SpeedOfLight",
+                                    "--section",
+                                    "MemoryWorkloadAnalysis",
+                                    "--section",
+                                    "LaunchStats",
+                                    "--section",
+                                    "Occupancy",
+                                    "--replay-mode",
+                                    "kernel",
+                                    "--clock-control",
+                                    "base",
+                                    "--cache-control",
+                                    "all",
+                                    "-o",
+                                    out,
+                                    "-f"};
   expected.insert(expected.end(), kWorkload.begin(), kWorkload.end());
   EXPECT_EQ(ncu, expected);
 
