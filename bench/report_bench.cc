@@ -8,6 +8,10 @@
 #include <sstream>
 
 #include "analysis/timeline.h"
+#include "config/config.h"
+#include "report/html_report.h"
+#include "report/report_text.h"
+#include "report/run_report.h"
 #include "bench_inputs.h"
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
@@ -104,9 +108,30 @@ void BM_TimelineDiagnose(benchmark::State& state, bool windows_from_nvtx) {
   state.counters["findings"] = static_cast<double>(findings);
 }
 
+// kscope report: the whole report of the run (stages, timeline, kernels, MFU) as report.json,
+// report.md and report.html, written to strings.
+void BM_RunReport(benchmark::State& state) {
+  ImportedRun& run = SharedRun();
+  if (!run.error.empty()) return state.SkipWithError(run.error.c_str());
+  const config::Config cfg;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto r = report::BuildRunReport(*run.store, run.run_id, cfg);
+    if (!r.ok()) return state.SkipWithError(r.error().Line().c_str());
+    std::ostringstream out;
+    out << r->dump(1);
+    report::WriteReportMarkdown(*r, out);
+    if (auto st = report::WriteHtmlReport(*r, out); !st.ok()) return state.SkipWithError(st.error().Line().c_str());
+    bytes = out.str().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["output_bytes"] = static_cast<double>(bytes);
+}
+
 }  // namespace
 
 void RegisterReportBenchmarks() {
+  benchmark::RegisterBenchmark("BM_RunReport", BM_RunReport)->Unit(benchmark::kMillisecond)->UseRealTime();
   for (std::string_view name : report::NsysReportNames()) {
     benchmark::RegisterBenchmark(("BM_Report/" + std::string(name)).c_str(), BM_Report, name)
         ->Unit(benchmark::kMillisecond)

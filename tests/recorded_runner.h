@@ -32,6 +32,20 @@ struct Replay {
 };
 
 // A .zst file's content (streamed: frames need not record their size).
+// Replays `output` (a recorded output file, or none) with exit status `exit_code`.
+inline Replay Prints(std::string output, int exit_code = 0) {
+  Replay r;
+  r.output = std::move(output);
+  r.exit_code = exit_code;
+  return r;
+}
+// Replays `output` and writes the recorded file `produce` where the command asks.
+inline Replay Writes(std::string output, std::string produce) {
+  Replay r = Prints(std::move(output));
+  r.produce = std::move(produce);
+  return r;
+}
+
 inline std::string Unzstd(const std::string& path) {
   const std::string packed = ReadFile(path);
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);

@@ -49,12 +49,17 @@ HostMemory HostSide(int64_t is_memset, int64_t src_kind, int64_t dst_kind) {
   return HostMemory::kNone;
 }
 
-Status LoadKernels(store::Store& store, int64_t run_id, TimelineEvents& e) {
+Status LoadKernels(store::Store& store, int64_t run_id, const NsysEvents* nsys, TimelineEvents& e) {
   namespace k = store::kernel;
-  auto cols = store::ReadColumns(store.db(), run_id, store::kKernelStream, {k::kStart, k::kEnd});
-  if (!cols.ok()) return cols.error();
-  e.kernels.start = std::move((*cols)[0]);
-  e.kernels.end = std::move((*cols)[1]);
+  if (nsys != nullptr) {
+    e.kernels.start = nsys->kernels.start;
+    e.kernels.end = nsys->kernels.end;
+  } else {
+    auto cols = store::ReadColumns(store.db(), run_id, store::kKernelStream, {k::kStart, k::kEnd});
+    if (!cols.ok()) return cols.error();
+    e.kernels.start = std::move((*cols)[0]);
+    e.kernels.end = std::move((*cols)[1]);
+  }
   const auto order = StartOrder(e.kernels.start);
   Permute(e.kernels.start, order);
   Permute(e.kernels.end, order);
@@ -84,11 +89,17 @@ Status LoadMemops(store::Store& store, int64_t run_id, TimelineEvents& e) {
   return Status::Ok();
 }
 
-Status LoadApi(store::Store& store, int64_t run_id, TimelineEvents& e) {
+Status LoadApi(store::Store& store, int64_t run_id, const NsysEvents* nsys, TimelineEvents& e) {
   namespace a = store::api;
-  auto cols = store::ReadColumns(store.db(), run_id, store::kApiStream, {a::kStart, a::kEnd, a::kName});
-  if (!cols.ok()) return cols.error();
-  auto& names = (*cols)[2];
+  store::Columns cols;
+  if (nsys != nullptr) {
+    cols = {nsys->api.start, nsys->api.end, nsys->api.name};
+  } else {
+    auto read = store::ReadColumns(store.db(), run_id, store::kApiStream, {a::kStart, a::kEnd, a::kName});
+    if (!read.ok()) return read.error();
+    cols = std::move(read).value();
+  }
+  auto& names = cols[2];
   std::unordered_map<int64_t, uint32_t> function_of;  // string id -> index into functions
   for (int64_t id : names) function_of.emplace(id, 0);
   std::vector<int64_t> ids;
@@ -102,8 +113,8 @@ Status LoadApi(store::Store& store, int64_t run_id, TimelineEvents& e) {
     function_of[id] = static_cast<uint32_t>(e.functions.size());
     e.functions.push_back({ApiDisplayName(raw), SynchronizesHost(raw)});
   }
-  e.api.start = std::move((*cols)[0]);
-  e.api.end = std::move((*cols)[1]);
+  e.api.start = std::move(cols[0]);
+  e.api.end = std::move(cols[1]);
   e.api.function.reserve(names.size());
   for (int64_t id : names) e.api.function.push_back(function_of[id]);
   const auto order = StartOrder(e.api.start);
@@ -151,11 +162,11 @@ void Derive(TimelineEvents& e) {
 
 }  // namespace
 
-Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id) {
+Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id, const NsysEvents* nsys) {
   TimelineEvents e;
-  KSCOPE_RETURN_IF_ERROR(LoadKernels(store, run_id, e));
+  KSCOPE_RETURN_IF_ERROR(LoadKernels(store, run_id, nsys, e));
   KSCOPE_RETURN_IF_ERROR(LoadMemops(store, run_id, e));
-  KSCOPE_RETURN_IF_ERROR(LoadApi(store, run_id, e));
+  KSCOPE_RETURN_IF_ERROR(LoadApi(store, run_id, nsys, e));
   Derive(e);
   return e;
 }

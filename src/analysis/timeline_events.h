@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/intervals.h"
+#include "analysis/nsys_events.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -55,6 +56,7 @@ struct TimelineEvents {
   TimeWindow span;  // first start to last end of any GPU operation or API call; empty if none
 };
 
-Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id);
+// `nsys`: the run's events when loaded already; their kernel and API columns are reused.
+Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id, const NsysEvents* nsys = nullptr);
 
 }  // namespace kscope::analysis

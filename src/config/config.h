@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/bottleneck.h"
+#include "analysis/timeline.h"
 #include "util/status.h"
 
 namespace kscope::config {
@@ -58,6 +59,7 @@ struct ModelConfig {
   int64_t batch = 0;
   std::map<std::string, int64_t> stage_tokens;   // tokens processed by each NVTX stage, e.g. decode: 32
   std::map<std::string, int64_t> stage_context;  // mean attention context length per stage
+  std::map<std::string, int64_t> stage_steps;    // forward passes per stage (weights read once each)
 };
 
 struct Config {
@@ -66,6 +68,7 @@ struct Config {
   SelectionConfig selection;
   NcuConfig ncu;
   analysis::ClassifyThresholds classify;
+  analysis::TimelineThresholds timeline;
   ModelConfig model;
   // sweep: key -> values; a key is a config key (dotted) or a name the command uses as {name}
   std::map<std::string, std::vector<std::string>> sweep;

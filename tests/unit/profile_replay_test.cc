@@ -36,15 +36,15 @@ class ProfileReplay : public ::testing::Test {
     ASSERT_TRUE(s.ok());
     store_ = std::make_unique<store::Store>(std::move(s).value());
     auto& r = runner_.replies;
-    r["nsys --version"] = {kRun + "nsys_version.log"};
-    r["ncu --version"] = {kRun + "ncu_version.log"};
-    r["nvidia-smi"] = {kRun + "nvidia_smi.log"};
-    r["python"] = {kRun + "torch_version.log"};
-    r["nsys profile"] = {kRun + "nsys_profile.log"};
-    r["nsys export"] = {kRun + "nsys_export.log", 0, 0, false, false, true, kRun + "discovery.sqlite.zst"};
-    r["ncu profile"] = {kRun + "ncu_pass1.log"};
-    r["ncu export raw"] = {"", 0, 0, false, false, true, kRun + "pass1_raw.csv.zst"};
-    r["ncu export details"] = {"", 0, 0, false, false, true, kRun + "pass1_details.csv.zst"};
+    r["nsys --version"] = testing::Prints(kRun + "nsys_version.log");
+    r["ncu --version"] = testing::Prints(kRun + "ncu_version.log");
+    r["nvidia-smi"] = testing::Prints(kRun + "nvidia_smi.log");
+    r["python"] = testing::Prints(kRun + "torch_version.log");
+    r["nsys profile"] = testing::Prints(kRun + "nsys_profile.log");
+    r["nsys export"] = testing::Writes(kRun + "nsys_export.log", kRun + "discovery.sqlite.zst");
+    r["ncu profile"] = testing::Prints(kRun + "ncu_pass1.log");
+    r["ncu export raw"] = testing::Writes("", kRun + "pass1_raw.csv.zst");
+    r["ncu export details"] = testing::Writes("", kRun + "pass1_details.csv.zst");
     auto c = config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string()});
     ASSERT_TRUE(c.ok());
     config_ = *c;
@@ -147,7 +147,8 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
 }
 
 TEST_F(ProfileReplay, KernelFilterThatMatchesNothingNamesTheClosestKernels) {
-  runner_.replies["ncu profile"] = {kRec + "ncu_nokernel.out", 0, 0, false, false, false};
+  runner_.replies["ncu profile"] = testing::Prints(kRec + "ncu_nokernel.out");
+  runner_.replies["ncu profile"].writes_report = false;
   auto result = Profile();
   ASSERT_TRUE(result.ok());
   ASSERT_TRUE(result->error);
@@ -163,7 +164,7 @@ TEST_F(ProfileReplay, KernelFilterThatMatchesNothingNamesTheClosestKernels) {
 }
 
 TEST_F(ProfileReplay, WorkloadFailingUnderNsysKeepsWhatNsysWrote) {
-  runner_.replies["nsys profile"] = {kRec + "nsys_fail.out", 3};
+  runner_.replies["nsys profile"] = testing::Prints(kRec + "nsys_fail.out", 3);
   auto result = Profile();
   ASSERT_TRUE(result.ok());
   ASSERT_TRUE(result->error);
@@ -175,7 +176,8 @@ TEST_F(ProfileReplay, WorkloadFailingUnderNsysKeepsWhatNsysWrote) {
 }
 
 TEST_F(ProfileReplay, MissingImporterLibrariesAreExplained) {
-  runner_.replies["nsys profile"] = {kRec + "nsys_nolibs.err", 0, 0, false, false, false};
+  runner_.replies["nsys profile"] = testing::Prints(kRec + "nsys_nolibs.err");
+  runner_.replies["nsys profile"].writes_report = false;
   auto result = Profile();
   ASSERT_TRUE(result.ok());
   ASSERT_TRUE(result->error);
@@ -185,7 +187,9 @@ TEST_F(ProfileReplay, MissingImporterLibrariesAreExplained) {
 }
 
 TEST_F(ProfileReplay, InterruptedDuringNcuKeepsTheDiscoveryAndMarksTheRun) {
-  runner_.replies["ncu profile"] = {kRun + "ncu_pass1.log", -1, 15, true};
+  runner_.replies["ncu profile"] = testing::Prints(kRun + "ncu_pass1.log");
+  runner_.replies["ncu profile"].signal = 15;
+  runner_.replies["ncu profile"].interrupted = true;
   auto result = Profile();
   ASSERT_TRUE(result.ok());
   ASSERT_TRUE(result->error);
@@ -201,17 +205,17 @@ TEST_F(ProfileReplay, InterruptedDuringNcuKeepsTheDiscoveryAndMarksTheRun) {
 TEST_F(ProfileReplay, ProblemsBeforeAnyRunAreOneLine) {
   const fs::path old = dir_ / "old_nsys.txt";
   std::ofstream(old) << "NVIDIA Nsight Systems version 2022.4.2.50-32196742v0\n";
-  runner_.replies["nsys --version"] = {old.string()};
+  runner_.replies["nsys --version"] = testing::Prints(old.string());
   auto too_old = Profile();
   ASSERT_FALSE(too_old.ok());
   EXPECT_EQ(too_old.error().Line(),
             "kscope: error: nsys: nsys 2022.4.2.50 is older than 2023.1, the oldest kscope drives; install a newer "
             "Nsight Systems");
-  runner_.replies["nsys --version"] = {kRun + "nsys_version.log"};
+  runner_.replies["nsys --version"] = testing::Prints(kRun + "nsys_version.log");
   const fs::path smi = dir_ / "smi.txt";
   std::ofstream(smi) << "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
                         "that the latest NVIDIA driver is installed and running.\n";
-  runner_.replies["nvidia-smi"] = {smi.string(), 9};
+  runner_.replies["nvidia-smi"] = testing::Prints(smi.string(), 9);
   auto no_gpu = Profile();
   ASSERT_FALSE(no_gpu.ok());
   EXPECT_EQ(no_gpu.error().Line().substr(0, 101),

@@ -1,0 +1,89 @@
+// kscope report RUN: the run's report on the terminal, and report.json, report.md and
+// report.html in a folder (report/run_report.h).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "config/config.h"
+#include "report/html_report.h"
+#include "report/report_text.h"
+#include "report/run_report.h"
+
+namespace kscope::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ReportArgs {
+  int64_t run = 0;
+  std::string out;
+  bool quiet = false;
+};
+
+// Where the files go: --out, else the run's own directory (kscope profile), else
+// ./kscope-report-RUN.
+std::string OutDir(store::Store& store, const ReportArgs& a) {
+  if (!a.out.empty()) return a.out;
+  if (auto capture = store.RunCapture(a.run); capture.ok() && !capture->empty()) {
+    const auto m = nlohmann::json::parse(*capture, nullptr, false);
+    if (m.is_object() && m.contains("run_dir") && m["run_dir"].is_string()) {
+      std::error_code ec;
+      if (fs::is_directory(m["run_dir"].get<std::string>(), ec)) return m["run_dir"].get<std::string>();
+    }
+  }
+  return "kscope-report-" + std::to_string(a.run);
+}
+
+Status WriteFile(const fs::path& path, const std::function<Status(std::ostream&)>& write) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{path.string(), "cannot write the file", "check the folder (--out DIR)"};
+  KSCOPE_RETURN_IF_ERROR(write(out));
+  out.close();
+  if (!out) return Error{path.string(), "cannot write the file", "check free disk space"};
+  return Status::Ok();
+}
+
+int Run(const ReportArgs& a, const GlobalOptions& global) {
+  auto cfg = config::LoadConfig(global.config, global.overrides);
+  if (!cfg.ok()) return Fail(cfg.error());
+  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  if (!store.ok()) return Fail(store.error());
+  auto report = report::BuildRunReport(*store, a.run, *cfg);
+  if (!report.ok()) return Fail(report.error());
+  const fs::path dir = OutDir(*store, a);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Fail(Error{dir.string(), "cannot create the report folder: " + ec.message(), "choose --out DIR"});
+  auto st = WriteFile(dir / "report.json", [&](std::ostream& o) {
+    o << report->dump(1) << "\n";
+    return Status::Ok();
+  });
+  if (st.ok()) {
+    st = WriteFile(dir / "report.md", [&](std::ostream& o) {
+      report::WriteReportMarkdown(*report, o);
+      return Status::Ok();
+    });
+  }
+  if (st.ok()) st = WriteFile(dir / "report.html", [&](std::ostream& o) { return report::WriteHtmlReport(*report, o); });
+  if (!st.ok()) return Fail(st.error());
+  if (!a.quiet) report::WriteReportSummary(*report, std::cout);
+  std::cout << fmt::format("\nwrote {0}/report.json, {0}/report.md, {0}/report.html\n", dir.string());
+  return 0;
+}
+
+}  // namespace
+
+void RegisterReport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "Report a run: terminal summary, report.md, report.json, report.html");
+  cmd->add_option("run", args->run, "run id (kscope runs)")->required();
+  cmd->add_option("--out", args->out, "folder for the files (default: the run's directory, else ./kscope-report-RUN)");
+  cmd->add_flag("--quiet", args->quiet, "write the files only, no summary on the terminal");
+  cmd->callback([args, &global, &exit_code] { exit_code = Run(*args, global); });
+}
+
+}  // namespace kscope::cli

@@ -1,0 +1,176 @@
+// The kernel parts of a run's report: top kernels, the bottleneck mix, the roofline.
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/kernel_names.h"
+#include "analysis/ncu_kernel_sections.h"
+#include "analysis/roofline.h"
+#include "report/run_report_parts.h"
+
+namespace kscope::report::parts {
+
+using nlohmann::json;
+
+json Opt(const std::optional<double>& v) { return v && std::isfinite(*v) ? json(*v) : json(); }
+
+json FindingsJson(const std::vector<analysis::Finding>& findings) {
+  json out = json::array();
+  for (const auto& f : findings) {
+    out.push_back({{"kind", f.kind},
+                   {"title", f.title},
+                   {"detail", f.detail},
+                   {"size", f.size},
+                   {"size_unit", f.size_unit},
+                   {"fix", f.fix}});
+  }
+  return out;
+}
+
+std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLaunch>& launches,
+                                              const analysis::ClassifyThresholds& t) {
+  std::map<std::string, KernelVerdict> out;
+  std::map<std::string, double> longest;  // the longest group's time decides the class
+  std::map<std::string, std::pair<double, int64_t>> occupancy;
+  for (const auto& g : analysis::GroupByKernel(launches)) {
+    const std::string key = analysis::KernelMatchKey(g.key.name);
+    double group_ns = 0;
+    for (int64_t id : g.launch_ids) {
+      const auto& l = launches[static_cast<size_t>(id)];
+      group_ns += l.Number("gpu__time_duration.sum").value_or(0);
+      if (auto occ = l.Number("sm__warps_active.avg.pct_of_peak_sustained_active")) {
+        occupancy[key].first += *occ;
+        ++occupancy[key].second;
+      }
+    }
+    KernelVerdict& v = out[key];
+    v.profiled_ns += group_ns;
+    v.profiled_launches += static_cast<int64_t>(g.launch_ids.size());
+    if (group_ns >= longest[key]) {
+      longest[key] = group_ns;
+      const auto d = analysis::Diagnose(launches[static_cast<size_t>(g.launch_ids.front())], t);
+      v.bottleneck = std::string(analysis::BottleneckName(d.bottleneck));
+      v.top_stall = d.evidence.top_stalls.empty() ? "" : d.evidence.top_stalls.front().reason;
+    }
+  }
+  for (auto& [key, v] : out) {
+    if (occupancy[key].second > 0) v.achieved_occupancy_pct = occupancy[key].first / static_cast<double>(occupancy[key].second);
+  }
+  return out;
+}
+
+Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std::string, KernelVerdict>& verdicts,
+                  json& out) {
+  auto q = store.db().Prepare(
+      "SELECT s.value, k.n, k.total, k.mean FROM kernel_summary k JOIN string s ON s.id = k.name_id "
+      "WHERE k.run_id = ?1 ORDER BY k.total DESC, s.value");
+  if (!q.ok()) return q.error();
+  q->Bind(1, timeline_run);
+  struct Row {
+    std::string name;
+    int64_t n, total;
+    double mean;
+  };
+  std::vector<Row> rows;
+  int64_t all_ns = 0;
+  while (q->Step()) {
+    rows.push_back({q->Text(0), q->Int(1), q->Int(2), q->Double(3)});
+    all_ns += q->Int(2);
+  }
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  auto pct = [&](double ns) { return all_ns > 0 ? 100.0 * ns / static_cast<double>(all_ns) : 0.0; };
+  json top = json::array();
+  std::map<std::string, std::pair<int64_t, int64_t>> mix;  // class -> (ns, kernels)
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const auto id = analysis::IdentifyKernel(r.name);
+    auto v = verdicts.find(analysis::KernelMatchKey(r.name));
+    const std::string cls = v == verdicts.end() ? "not profiled" : v->second.bottleneck;
+    mix[cls].first += r.total;
+    ++mix[cls].second;
+    if (i >= 20) continue;
+    top.push_back({{"rank", static_cast<int64_t>(i + 1)},
+                   {"name", r.name},
+                   {"base", id.base},
+                   {"family", id.family},
+                   {"library", std::string(analysis::LibraryName(id.library))},
+                   {"launches", r.n},
+                   {"total_ns", r.total},
+                   {"avg_ns", r.mean},
+                   {"share_pct", pct(static_cast<double>(r.total))},
+                   {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)},
+                   {"achieved_occupancy_pct", v == verdicts.end() ? json() : Opt(v->second.achieved_occupancy_pct)},
+                   {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)}});
+  }
+  out["top_kernels"] = top;
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(mix.begin(), mix.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  json m = json::array();
+  for (const auto& [cls, v] : sorted) {
+    m.push_back({{"bottleneck", cls},
+                 {"total_ns", v.first},
+                 {"share_pct", pct(static_cast<double>(v.first))},
+                 {"kernels", v.second}});
+  }
+  out["bottleneck_mix"] = m;
+  return Status::Ok();
+}
+
+void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t, json& out) {
+  json points = json::array();
+  std::map<std::string, std::vector<std::pair<double, double>>> roofs;  // precision -> (peak, bandwidth)
+  for (const auto& g : analysis::GroupByKernel(launches)) {
+    // The group's mean position: achieved work and bytes summed over its launches.
+    std::map<std::string, std::pair<double, double>> work;  // precision -> (flops, seconds)
+    std::map<std::string, analysis::RooflinePoint> any;
+    double bytes = 0, seconds = 0;
+    for (int64_t id : g.launch_ids) {
+      const auto& l = launches[static_cast<size_t>(id)];
+      const double s = l.Number("gpu__time_duration.sum").value_or(0) * 1e-9;
+      const auto roof = analysis::ComputeRoofline(l);
+      if (roof.points.empty()) continue;
+      seconds += s;
+      bytes += roof.points.front().dram_bytes_per_s * s;
+      for (const auto& p : roof.points) {
+        work[std::string(p.precision)].first += p.achieved_flops * s;
+        any[std::string(p.precision)] = p;
+        roofs[std::string(p.precision)].emplace_back(p.peak_flops, p.peak_dram_bytes_per_s);
+      }
+    }
+    if (seconds <= 0) continue;
+    const auto d = analysis::Diagnose(launches[static_cast<size_t>(g.launch_ids.front())], t);
+    const auto id = analysis::IdentifyKernel(g.key.name);
+    for (const auto& [precision, w] : work) {
+      if (w.first <= 0 || bytes <= 0) continue;  // nothing to place on a log-log chart
+      const auto& p = any[precision];
+      const double achieved = w.first / seconds;
+      const double intensity = w.first / bytes;
+      const double roof = std::min(p.peak_flops, intensity * p.peak_dram_bytes_per_s);
+      points.push_back({{"kernel", g.key.name},
+                        {"base", id.base},
+                        {"family", id.family},
+                        {"grid", g.key.grid},
+                        {"block", g.key.block},
+                        {"launches", static_cast<int64_t>(g.launch_ids.size())},
+                        {"precision", precision},
+                        {"intensity", intensity},
+                        {"achieved_flops", achieved},
+                        {"peak_flops", p.peak_flops},
+                        {"peak_dram_bytes_per_s", p.peak_dram_bytes_per_s},
+                        {"ridge", p.peak_dram_bytes_per_s > 0 ? p.peak_flops / p.peak_dram_bytes_per_s : 0},
+                        {"pct_of_roof", roof > 0 ? 100 * achieved / roof : 0},
+                        {"bottleneck", std::string(analysis::BottleneckName(d.bottleneck))}});
+    }
+  }
+  json r = json::array();
+  for (auto& [precision, v] : roofs) {
+    std::sort(v.begin(), v.end());
+    const auto& mid = v[v.size() / 2];
+    r.push_back({{"precision", precision},
+                 {"peak_flops", mid.first},
+                 {"peak_dram_bytes_per_s", mid.second},
+                 {"ridge", mid.second > 0 ? mid.first / mid.second : 0}});
+  }
+  out["roofline"] = {{"points", points}, {"roofs", r}};
+}
+
+}  // namespace kscope::report::parts

@@ -1,0 +1,47 @@
+// The parts of a run's report (report/run_report.h), each built from the analyses.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/bottleneck.h"
+#include "analysis/ncu_launches.h"
+#include "analysis/nsys_events.h"
+#include "analysis/timeline.h"
+#include "config/config.h"
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::report::parts {
+
+// What ncu says of each kernel, by KernelMatchKey of its name (ncu and nsys spell names
+// differently): the class of its longest profiled launch group, mean occupancy, top stall.
+struct KernelVerdict {
+  std::string bottleneck;
+  std::optional<double> achieved_occupancy_pct;
+  std::string top_stall;
+  double profiled_ns = 0;
+  int64_t profiled_launches = 0;
+};
+std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLaunch>& launches,
+                                              const analysis::ClassifyThresholds& t);
+
+// "top_kernels" and "bottleneck_mix" (nsys kernel time, ncu classes).
+Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std::string, KernelVerdict>& verdicts,
+                  nlohmann::json& out);
+// "roofline": every profiled kernel per precision, and the roofs.
+void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t,
+                 nlohmann::json& out);
+// "stages": the NVTX stages with their GPU figures, top kernels, MFU/MBU and diagnosis.
+Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
+                 const analysis::TimelineEvents& events,
+                 const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
+                 const std::string& gpu, const std::string& dtype, nlohmann::json& out);
+
+nlohmann::json FindingsJson(const std::vector<analysis::Finding>& findings);
+// A number, or null when absent.
+nlohmann::json Opt(const std::optional<double>& v);
+
+}  // namespace kscope::report::parts

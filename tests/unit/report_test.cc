@@ -1,0 +1,243 @@
+// kscope report on real data: stages equal nsys's own nvtx_gpu_proj_sum, the devset Llama
+// run's whole report against its reviewed golden files (decode launch-bound, GPU idle), the
+// analytic FLOP count by hand, and the FLOPs ncu measured on the H100's decode stage
+// (tests/data/capture/llama_h100/, replayed through kscope profile) against ncu's own counts.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/stages.h"
+#include "capture/profile.h"
+#include "import/import_files.h"
+#include "recorded_runner.h"
+#include "report/report_text.h"
+#include "report/run_report.h"
+#include "store/event_reader.h"
+#include "store/event_streams.h"
+#include "test_support.h"
+
+namespace kscope {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kData = std::string(KSCOPE_TEST_DATA_DIR) + "/";
+
+std::vector<std::vector<std::string>> CsvRows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(testing::ReadFile(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// Every stage figure nsys prints equals its nvtx_gpu_proj_sum, row for row, in its order.
+class StagesFidelity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StagesFidelity, EqualNsysProjection) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {testing::NsysData(GetParam() + ".sqlite")}, {});
+  ASSERT_TRUE(out.ok());
+  auto stages = analysis::ComputeStages(*s, out->front().run_id);
+  ASSERT_TRUE(stages.ok()) << stages.error().Line();
+  const auto expected = CsvRows(testing::NsysData("expected/" + GetParam() + "/nvtx_gpu_proj_sum.csv"));
+  ASSERT_EQ(stages->size(), expected.size() - 1);
+  for (size_t i = 0; i < stages->size(); ++i) {
+    const auto& st = (*stages)[i];
+    const auto& e = expected[i + 1];
+    EXPECT_EQ(st.name, e[0]);
+    EXPECT_EQ(st.style, e[1]);
+    EXPECT_EQ(std::to_string(st.proj_ns), e[2]);
+    EXPECT_EQ(std::to_string(st.proj_range_ns), e[3]);
+    EXPECT_EQ(std::to_string(st.proj_instances), e[4]);
+    EXPECT_EQ(std::to_string(st.gpu_ops), e[10]);
+    EXPECT_EQ(st.kernels + st.memops, st.gpu_ops);  // kscope's own count of the work agrees
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Devset, StagesFidelity, ::testing::Values("llama", "tiny_cuda"));
+
+// The kernels kscope finds inside each stage are nsys's nvtx_kern_sum rows for the range.
+TEST(Stages, KernelsInsideAgreeWithNvtxKernSum) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  auto out = import::ImportFiles(*s, {testing::NsysData("llama.sqlite")}, {});
+  ASSERT_TRUE(out.ok());
+  auto stages = analysis::ComputeStages(*s, out->front().run_id);
+  ASSERT_TRUE(stages.ok());
+  std::map<std::string, std::pair<int64_t, int64_t>> expected;  // range -> (instances, total ns)
+  for (const auto& row : CsvRows(testing::NsysData("expected/llama/nvtx_kern_sum.csv"))) {
+    if (row.size() < 7 || row[0].empty() || row[0] == "NVTX Range") continue;
+    expected[row[0]].first += std::stoll(row[5]);
+    expected[row[0]].second += std::stoll(row[6]);
+  }
+  for (const auto& st : *stages) {
+    EXPECT_EQ(st.kernels, expected[st.name].first) << st.name;
+    EXPECT_EQ(st.kernel_ns, expected[st.name].second) << st.name;
+  }
+}
+
+store::Store DevsetStore(int64_t& run) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  auto out = import::ImportFiles(
+      *s, {testing::NsysData("llama.sqlite"), kData + "ncu/llama_deep_raw.csv", kData + "ncu/llama_deep_details.csv"},
+      {});
+  EXPECT_TRUE(out.ok()) << out.error().Line();
+  run = out->front().run_id;
+  return std::move(s).value();
+}
+
+// The whole report of the devset's Llama run (its nsys export with the ncu pages of a deep
+// pass), checked in full against golden files that were read and checked by hand.
+TEST(Report, DevsetLlamaRunEqualsItsGoldenFiles) {
+  int64_t run = 0;
+  auto store = DevsetStore(run);
+  auto cfg = config::LoadConfig(std::string(KSCOPE_SOURCE_DIR) + "/examples/llama_devset.yaml");
+  ASSERT_TRUE(cfg.ok()) << cfg.error().Line();
+  auto r = report::BuildRunReport(store, run, *cfg);
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  (*r)["run"].erase("imported_at");  // the time of the import
+  std::ostringstream md;
+  report::WriteReportMarkdown(*r, md);
+  const std::string json_text = r->dump(1) + "\n";
+  const std::string golden = kData + "report/llama_report";
+  const fs::path actual = fs::temp_directory_path() / "kscope_llama_report";
+  std::ofstream(actual.string() + ".json") << json_text;
+  std::ofstream(actual.string() + ".md") << md.str();
+  EXPECT_EQ(json_text, testing::ReadFile(golden + ".json")) << "compare " << actual.string() << ".json";
+  EXPECT_EQ(md.str(), testing::ReadFile(golden + ".md")) << "compare " << actual.string() << ".md";
+
+  // What the issue asks to see: decode is launch-bound with the GPU mostly idle.
+  const auto& decode = (*r)["stages"][0];
+  EXPECT_EQ(decode["name"], ":decode");
+  EXPECT_EQ(decode["gpu_ops"], 2992);
+  EXPECT_EQ(decode["findings"][0]["kind"], "launch_bound");
+  EXPECT_EQ(decode["findings"][0]["title"],
+            "Launch-bound: 2,992 GPU operations in 1.60 s, the GPU idle 99.6% of the time");
+  // The model's FLOPs, by hand: 4 layers x (2 x 1024^2 + 2 x 1024 x 256 + 3 x 1024 x 2816)
+  // + 1024 x 32000 = 77,856,768 matmul parameters; decode 32 tokens at context 136:
+  // 2 x 77,856,768 x 32 + 4 x 4 x 1024 x 136 x 32 = 5,054,136,320.
+  EXPECT_EQ(decode["mfu"]["analytic_flops"], 5054136320.0);
+  EXPECT_EQ(decode["mfu"]["flops_source"], "analytic");
+  EXPECT_EQ(decode["mfu"]["bytes"], 77856768.0 * 2 * 16);  // bf16 weights read by 16 steps
+}
+
+TEST(Report, MarkdownKeepsKernelNamesAsText) {
+  EXPECT_EQ(report::MarkdownText("void f<(int)8, A&>(T1 *) | x"), "void f&lt;(int)8, A&amp;&gt;(T1 *) \\| x");
+}
+
+// The decode stage profiled on the H100 in roofline mode: kscope profile replayed (the quick
+// discovery run, then --discovery with the roofline pass), then the report of that run.
+TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
+  const std::string rec = kData + "capture/llama_h100/";
+  const fs::path dir = fs::temp_directory_path() / ("kscope_report_mfu_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  testing::RecordedRunner runner;
+  auto& r = runner.replies;
+  r["nsys --version"] = testing::Prints(rec + "nsys_version.log");
+  r["ncu --version"] = testing::Prints(rec + "ncu_version.log");
+  r["nvidia-smi"] = testing::Prints(rec + "nvidia_smi.log");
+  r["python"] = testing::Prints(rec + "torch_version.log");
+  r["nsys profile"] = testing::Prints(rec + "nsys_profile.log");
+  r["nsys export"] = testing::Writes(rec + "nsys_export.log", rec + "discovery.sqlite.zst");
+  r["ncu profile"] = testing::Prints(rec + "ncu_pass1.log");
+  r["ncu export raw"] = testing::Writes("", rec + "pass1_raw.csv.zst");
+  r["ncu export details"] = testing::Writes("", rec + "pass1_details.csv.zst");
+  std::ostringstream screen;
+  capture::ProfileSession session(*s, runner, {"nsys", "ncu"}, screen, false);
+  capture::ProfileRequest quick;
+  quick.workload = {"python3", "llama_workload.py", "4", "2", "128", "16"};
+  quick.config = *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string()});
+  auto first = session.Run(quick);
+  ASSERT_TRUE(first.ok() && !first->error);
+  r["ncu profile"] = testing::Prints(rec + "roofline_decode_ncu.log");
+  r["ncu export raw"] = testing::Writes("", rec + "roofline_decode_raw.csv.zst");
+  r["ncu export details"] = testing::Writes("", rec + "roofline_decode_details.csv.zst");
+  capture::ProfileRequest roofline = quick;
+  roofline.config = *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string(), "ncu.mode=roofline",
+                                             "selection.stage=decode", "selection.launches=2", "model.dtype=bf16"});
+  roofline.discovery_run = first->run_id;
+  auto second = session.Run(roofline);
+  ASSERT_TRUE(second.ok() && !second->error) << screen.str();
+  auto rep = report::BuildRunReport(*s, second->run_id, roofline.config);
+  ASSERT_TRUE(rep.ok()) << rep.error().Line();
+  EXPECT_EQ((*rep)["run"]["timeline_run"], first->run_id);
+
+  json decode;
+  for (const auto& st : (*rep)["stages"]) {
+    if (st["name"] == ":decode") decode = st;
+  }
+  ASSERT_FALSE(decode.is_null());
+  const auto& m = decode["mfu"];
+  EXPECT_EQ(m["flops_source"], "ncu");
+  EXPECT_EQ(m["measured_launches"], 64);
+  EXPECT_NEAR(m["coverage_pct"].get<double>(), second->selection->deep_pct, 1e-9);
+
+  // The tensor FLOPs from ncu's own counters, summed here independently: per launch
+  // configuration, the mean over its profiled launches of the tensor operations ncu counted
+  // (sm__ops_path_tensor_*.sum), times the configuration's launches in the decode stage.
+  auto stages = analysis::ComputeStages(*s, first->run_id);
+  ASSERT_TRUE(stages.ok());
+  const analysis::Stage* st = nullptr;
+  for (const auto& x : *stages) {
+    if (x.name == ":decode") st = &x;
+  }
+  ASSERT_NE(st, nullptr);
+  namespace k = store::kernel;
+  auto cols = store::ReadColumns(s->db(), first->run_id, store::kKernelStream,
+                                 {k::kName, k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ});
+  ASSERT_TRUE(cols.ok());
+  auto config_of = [&](int64_t row) {
+    std::vector<int64_t> c;
+    for (const auto& col : *cols) c.push_back(col[static_cast<size_t>(row)]);
+    return c;
+  };
+  auto q = s->db().Prepare(
+      "SELECT l.kernel_index, sum(m.value) FROM ncu_launch l JOIN ncu_metric m ON m.run_id = l.run_id AND "
+      "m.launch_id = l.id JOIN string s ON s.id = m.metric_id WHERE l.run_id = ?1 AND s.value IN "
+      "('sm__ops_path_tensor_src_bf16_dst_fp32.sum', 'sm__ops_path_tensor_src_fp16.sum', "
+      "'sm__ops_path_tensor_src_tf32_dst_fp32.sum', 'sm__ops_path_tensor_src_fp8_sparsity_off.sum') GROUP BY l.id");
+  ASSERT_TRUE(q.ok()) << q.error().Line();
+  q->Bind(1, second->run_id);
+  std::map<std::vector<int64_t>, double> tensor;
+  std::map<std::vector<int64_t>, int> profiled;
+  while (q->Step()) {
+    const auto c = config_of(q->Int(0));
+    tensor[c] += q->Double(1);
+    ++profiled[c];
+  }
+  double expected_tensor = 0;
+  for (int64_t row : st->kernel_rows) {
+    const auto c = config_of(row);
+    if (profiled.count(c) != 0) expected_tensor += tensor[c] / profiled[c];
+  }
+  ASSERT_GT(expected_tensor, 1e9);
+  // kscope's count: the tensor part equals ncu's counters (to the counters' own rounding of
+  // rate x time, 1e-6); what exceeds it is FP32/FP16 instruction work, a small share here.
+  const double kscope_flops = m["ncu_flops"].get<double>();
+  EXPECT_GE(kscope_flops, expected_tensor * (1 - 1e-6));
+  EXPECT_LT(kscope_flops, expected_tensor * 1.2);
+  // The roof is the dense one: 540,672 bf16 operations per cycle on the H100 (times the
+  // clock ncu ran at), not the path's sparse 1,081,344.
+  const double peak = m["peak_flops_per_s"].get<double>();
+  EXPECT_GT(peak / 540672, 1.3e9);
+  EXPECT_LT(peak / 540672, 2.0e9);
+  EXPECT_EQ(m["peak_source"], "ncu");
+  EXPECT_EQ(m["precision"], "Tensor BF16");
+  EXPECT_NEAR(m["mfu_pct"].get<double>(), 100 * kscope_flops / (decode["proj_ns"].get<double>() * 1e-9) / peak, 1e-9);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kscope
