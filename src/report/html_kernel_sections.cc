@@ -90,6 +90,7 @@ void WriteRooflineSection(const nlohmann::json& report, std::ostream& out) {
   }
   if (!roofs.empty()) {
     out << "<h3>Roofs</h3>\n";
+    if (!empty) out << "<p>The chart draws the roofs of the precisions its points have.</p>\n";
     WriteHtmlTable(roof_table, out);
   }
   out << "</section>\n";

@@ -13,6 +13,12 @@
 namespace kscope::report {
 
 namespace {
+// The range's own text ("decode") where the report has it, else nsys's name (":decode").
+std::string StageName(const nlohmann::json& stage) {
+  std::string text = TextField(stage, "text");
+  return text.empty() ? TextField(stage, "name") : text;
+}
+
 // "1.2 MFLOP (ncu)": how much work a stage's MFU counts and where the number comes from.
 std::string WorkText(const nlohmann::json& mfu) {
   std::string text = SiText(NumberField(mfu, "flops"), "FLOP");
@@ -26,7 +32,7 @@ void WriteStageDetails(const nlohmann::json& stage, std::ostream& out) {
   const nlohmann::json& findings = ListField(stage, "findings");
   const nlohmann::json& notes = ListField(mfu, "notes");
   if (kernels.empty() && findings.empty() && notes.empty()) return;
-  out << "<details open>\n<summary>" << EscapeHtml(TextField(stage, "name")) << "</summary>\n";
+  out << "<details open>\n<summary>" << EscapeHtml(StageName(stage)) << "</summary>\n";
   for (const auto& note : notes) out << "<p>" << EscapeHtml(ValueText(note)) << "</p>\n";
   WriteFindings(findings, out);
   HtmlTable table({"Kernel", "Family", "Launches", "GPU time", "Share of the stage", "Bottleneck"});
@@ -62,7 +68,7 @@ void WriteStagesSection(const nlohmann::json& report, std::ostream& out) {
                    "Work", "Precision", "Coverage", "MFU", "MBU"});
   for (const auto& s : stages) {
     const nlohmann::json& mfu = Field(s, "mfu");
-    table.rows.push_back({{TextField(s, "name")},
+    table.rows.push_back({{StageName(s)},
                           Num(TextField(s, "depth")),
                           Num(CountText(IntegerField(s, "instances"))),
                           Num(DurationText(NumberField(s, "range_ns"))),

@@ -1,6 +1,7 @@
 // report.html: the embedded JSON and Vega modules, the page's sections against golden files for
-// the devset's Llama run (with ncu data) and tiny_cuda run (nsys only), what an empty report
-// and a missing Vega give. tests/html/check_report.py looks at the page in Chromium.
+// the reports of the devset's Llama run (with ncu data: kscope report's own golden JSON) and
+// tiny_cuda run (nsys only), what an empty report and a missing Vega give.
+// tests/html/check_report.py looks at the pages in Chromium.
 #include "report/html_report.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,10 @@
 #include <optional>
 #include <sstream>
 
+#include "config/config.h"
+#include "import/import_files.h"
 #include "report/html_sections.h"
+#include "report/run_report.h"
 #include "report/vega_runtime.h"
 #include "test_support.h"
 
@@ -92,7 +96,16 @@ TEST(HtmlReport, LlamaPageEmbedsTheReportAndTheVegaModules) {
 }
 
 TEST(HtmlReport, TinyCudaPageWithoutNcuDataSaysThereIsNoRoofline) {
-  const std::string page = Page(ReadReport("tiny_cuda_report.json"));
+  auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(store.ok());
+  auto imported = import::ImportFiles(*store, {testing::NsysData("tiny_cuda.sqlite")}, {});
+  ASSERT_TRUE(imported.ok()) << imported.error().Line();
+  auto config = config::LoadConfig("");
+  ASSERT_TRUE(config.ok());
+  auto report = report::BuildRunReport(*store, imported->front().run_id, *config);
+  ASSERT_TRUE(report.ok()) << report.error().Line();
+  (*report)["run"].erase("imported_at");  // the time of the import
+  const std::string page = Page(*report);
   EXPECT_EQ(Count(page, R"(data-state="pending"><div class="chart-canvas">)"), 4u);
   EXPECT_EQ(Count(page, R"(<div class="chart" data-chart="roofline" data-state="empty">)"), 1u);
   ExpectGolden(Between(page, "<main>\n", "</main>"), "tiny_cuda_sections.html");

@@ -1,7 +1,8 @@
 // Chart 2: the roofline, log-log: arithmetic intensity (FLOP per DRAM byte) against achieved
-// FLOP/s. One roof per precision (the memory slope up to the ridge, then the compute peak)
-// and every profiled kernel as a point in its precision's colour. Points without DRAM
-// traffic or without work of that precision cannot sit on log axes and are left out.
+// FLOP/s. Every profiled kernel as a point in its precision's colour, and the roof of each
+// precision that has points (the memory slope up to the ridge, then the compute peak); the
+// page's table lists every roof. Points without DRAM traffic or without work of that
+// precision cannot sit on log axes and are left out.
 kscopeCharts.roofline = (report) => {
   const roofline = report.roofline || {};
   const points = (roofline.points || [])
@@ -9,12 +10,15 @@ kscopeCharts.roofline = (report) => {
     .map((p) => ({
       precision: p.precision || '?', x: p.intensity, y: p.achieved_flops,
       tooltip: {
-        kernel: p.kernel, precision: p.precision, 'FLOP/byte': p.intensity.toPrecision(3),
+        kernel: p.kernel, launches: p.launches ?? 'n/a', precision: p.precision,
+        'FLOP/byte': p.intensity.toPrecision(3),
         achieved: kscopeCharts.si(p.achieved_flops, 'FLOP/s'), '% of roof': kscopeCharts.percent(p.pct_of_roof),
         bottleneck: kscopeCharts.bottleneck(p.bottleneck),
       },
     }));
-  const roofs = (roofline.roofs || []).filter((r) => r.peak_flops > 0 && r.peak_dram_bytes_per_s > 0);
+  const precisions = new Set(points.map((p) => p.precision));
+  const roofs = (roofline.roofs || [])
+    .filter((r) => precisions.has(r.precision) && r.peak_flops > 0 && r.peak_dram_bytes_per_s > 0);
   const xs = points.map((p) => p.x).concat(roofs.map((r) => r.peak_flops / r.peak_dram_bytes_per_s));
   const decade = (v, up) => 10 ** (up ? Math.ceil(Math.log10(v)) : Math.floor(Math.log10(v)));
   const decades = (from, to) => {
@@ -33,7 +37,7 @@ kscopeCharts.roofline = (report) => {
   }
   const ys = points.map((p) => p.y).concat(lines.map((l) => l.y));
   const yMin = decade(Math.min(...ys), false);
-  const yMax = decade(Math.max(...ys) * 1.01, true);
+  const yMax = decade(Math.max(...ys) * 3, true);  // room for the roof labels above the peaks
   const labels = roofs.map((r) => ({
     precision: r.precision, x: xMax, y: r.peak_flops,
     text: `${r.precision} ${kscopeCharts.si(r.peak_flops, 'FLOP/s')}`,

@@ -1,18 +1,19 @@
 // Chart 3: the NVTX stages by GPU busy time, each labelled with its model FLOPs utilization
 // (MFU) and memory bandwidth utilization (MBU) where kscope could compute them.
 kscopeCharts.stages = (report) => {
+  const name = (s) => s.text || s.name || '?';  // the range's own text, not nsys's "domain:text"
   const names = new Map();
-  for (const s of report.stages || []) names.set(s.name, (names.get(s.name) || 0) + 1);
+  for (const s of report.stages || []) names.set(name(s), (names.get(name(s)) || 0) + 1);
   const values = (report.stages || []).map((s) => {
     const mfu = s.mfu || {};
-    const unique = names.get(s.name) > 1 ? `${s.name} (#${s.id})` : s.name;
+    const unique = names.get(name(s)) > 1 ? `${name(s)} (#${s.id})` : name(s);
     return {
       label: `${'\u00b7 '.repeat(s.depth || 0)}${kscopeCharts.shortName(unique, 40)}`,
       ms: (s.gpu_busy_ns || 0) / 1e6,
       text: `MFU ${kscopeCharts.percent(mfu.mfu_pct)}, MBU ${kscopeCharts.percent(mfu.mbu_pct)}`,
       measured: mfu.mfu_pct !== null && mfu.mfu_pct !== undefined ? 'MFU known' : 'no MFU',
       tooltip: {
-        stage: s.name, 'GPU busy': kscopeCharts.duration(s.gpu_busy_ns), 'busy share': kscopeCharts.percent(s.gpu_busy_pct),
+        stage: s.name || s.text, 'GPU busy': kscopeCharts.duration(s.gpu_busy_ns), 'busy share': kscopeCharts.percent(s.gpu_busy_pct),
         'range time': kscopeCharts.duration(s.range_ns), MFU: kscopeCharts.percent(mfu.mfu_pct),
         MBU: kscopeCharts.percent(mfu.mbu_pct), precision: mfu.precision || 'n/a', 'FLOPs from': mfu.flops_source || 'n/a',
       },
