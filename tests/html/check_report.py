@@ -147,6 +147,8 @@ def content_problems(facts, report):
 def check(args, browser=None):
     """The problems of the page args.page, seen in `browser` (a new one when None)."""
     page = pathlib.Path(args.page).resolve()
+    if not page.is_file():
+        return [f"no such page: {page}"]
     url = page.as_uri()
     report = json.loads(pathlib.Path(args.json).read_text()) if args.json else None
     own_browser = browser is None
