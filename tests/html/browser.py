@@ -15,6 +15,7 @@ FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-extensions", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
+    "--disable-dev-shm-usage",  # containers often give /dev/shm 64 MB, too little for Chromium
     "--remote-debugging-pipe",
 ]
 
