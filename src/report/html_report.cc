@@ -1,11 +1,63 @@
 #include "report/html_report.h"
 
 #include <ostream>
+#include <string>
+#include <string_view>
+
+#include "report/html_assets.h"
+#include "report/html_escape.h"
+#include "report/html_sections.h"
+#include "report/json_fields.h"
+#include "report/vega_runtime.h"
 
 namespace kscope::report {
 
-Status WriteHtmlReport(const nlohmann::json& /*report*/, std::ostream& out) {
-  out << "<!doctype html><title>kscope report</title><p>report.html is being built</p>\n";
+namespace {
+// The page's scripts after Vega, in order: shared helpers, one file per chart, then the
+// code that draws them.
+constexpr std::string_view kChartScripts[] = {"charts_common.js", "chart_top_kernels.js",    "chart_roofline.js",
+                                              "chart_stages.js",  "chart_bottleneck_mix.js", "chart_timeline.js",
+                                              "render.js"};
+
+void WriteHeader(const nlohmann::json& report, std::ostream& out) {
+  const nlohmann::json& run = Field(report, "run");
+  std::string title = TextField(run, "label");
+  if (title.empty()) title = "run " + TextField(run, "id");
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>kscope report: " << EscapeHtml(title) << "</title>\n<style>\n"
+      << HtmlAsset("report.css") << "</style>\n</head>\n<body>\n<header>\n<h1>kscope report: " << EscapeHtml(title)
+      << "</h1>\n";
+  std::string lead;
+  for (std::string_view key : {"model", "gpu", "imported_at"}) {
+    if (std::string value = TextField(run, key); !value.empty()) lead += (lead.empty() ? "" : " \u00b7 ") + value;
+  }
+  if (!lead.empty()) out << "<p class=\"lead\">" << EscapeHtml(lead) << "</p>\n";
+  out << "<noscript><p class=\"chart-empty\">The charts need JavaScript; the tables hold the same numbers.</p>"
+         "</noscript>\n</header>\n";
+}
+}  // namespace
+
+Status WriteHtmlReport(const nlohmann::json& report, std::ostream& out) {
+  Result<std::string> vega = VegaRuntimeScript(VegaDir());
+  if (!vega.ok()) return vega.error();
+  const nlohmann::json clean = WithValidUtf8(report);
+  WriteHeader(clean, out);
+  out << "<main>\n";
+  WriteRunSection(clean, out);
+  WriteTopKernelsSection(clean, out);
+  WriteRooflineSection(clean, out);
+  WriteStagesSection(clean, out);
+  WriteBottleneckMixSection(clean, out);
+  WriteTimelineSection(clean, out);
+  WriteNotesSection(clean, out);
+  out << "</main>\n<footer>Written by kscope. Charts drawn by Vega (BSD-3-Clause), embedded from Debian's "
+         "libjs-vega.</footer>\n";
+  out << "<script type=\"application/json\" id=\"kscope-report\">" << JsonForScript(clean) << "</script>\n";
+  out << "<script>\n" << *vega << "</script>\n<script>\n";
+  for (std::string_view name : kChartScripts) out << HtmlAsset(name);
+  out << "</script>\n</body>\n</html>\n";
+  if (!out) return Error{"", "cannot write the HTML report", "check the disk has space and the folder is writable"};
   return Status::Ok();
 }
 
