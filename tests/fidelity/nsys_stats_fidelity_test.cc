@@ -2,6 +2,8 @@
 // for the same export: same rows, order and values. The expected files are nsys's own.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
 #include "test_support.h"
@@ -18,6 +20,11 @@ struct Case {
   std::string report;
   size_t threads;  // import reader threads: 2 is one slice per table; 9 splits both tables
 };
+
+// How ctest names a case (instead of the struct's bytes).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.export_name << " " << c.report << " " << c.threads << " threads";
+}
 
 class NsysStatsFidelity : public ::testing::TestWithParam<Case> {};
 
