@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds kscope with sanitizers and runs the whole test suite: unit, import, fidelity
-# against nsys's own CSVs, end-to-end CLI diffs, bad input, then a bounded libFuzzer run of
-# each importer and parser (FUZZ_SECONDS each, default 30), and the formatting check.
+# Builds kscope with sanitizers and runs the whole test suite: unit, import, fidelity against
+# nsys's and ncu's own outputs, end-to-end CLI diffs, bad input, report.html in headless
+# Chromium; then a bounded libFuzzer run of each importer and parser (FUZZ_SECONDS each,
+# default 30), and the formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset debug
