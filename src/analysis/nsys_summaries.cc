@@ -55,7 +55,7 @@ std::unordered_map<int64_t, std::vector<int64_t>> DurationsById(const std::vecto
   return by_id;
 }
 
-// The events plus what the summaries derive from them once: strings and NVTX tags.
+// The facts plus what the summaries derive from them once: strings and NVTX tags.
 struct RunData {
   NsysFacts& e;  // the API durations are consumed by WriteApiSummary
   std::unordered_map<int64_t, std::string> strings;
@@ -321,12 +321,12 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
 }  // namespace
 
 Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysEvents& events) {
-  auto facts = FactsFromEvents(events);
-  if (!facts.ok()) return facts.error();
-  return MaterializeNsysSummaries(store, run_id, *facts);
+  auto derived = FactsFromEvents(events);
+  if (!derived.ok()) return derived.error();
+  return MaterializeNsysSummaries(store, run_id, *derived);
 }
 
-Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, NsysFacts& events) {
+Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, NsysFacts& facts) {
   sql::Db& db = store.db();
   for (const char* table : {"kernel_summary", "api_summary", "memop_summary", "nvtx_summary", "nvtx_kernel_summary",
                             "nvtx_projection_summary"}) {
@@ -334,7 +334,7 @@ Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, NsysFacts& 
     if (!del.ok()) return del.error();
     KSCOPE_RETURN_IF_ERROR(del->Bind(1, run_id).Run());
   }
-  auto data = Prepare(store, events);
+  auto data = Prepare(store, facts);
   if (!data.ok()) return data.error();
   // The summaries are independent of one another: each is computed on its own thread, and
   // the database is used under the lock only.
