@@ -1,7 +1,7 @@
 // Links each GPU operation to the API call that launched it (same correlation id, same
 // process) and to every NVTX range that contains that call on the calling thread. This is
-// the join behind nsys's nvtx_kern_sum and nvtx_gpu_proj_sum, done without sorting: a flat
-// hash table per process finds a call's operations, and the NVTX parent chain its ranges.
+// the join behind nsys's nvtx_kern_sum and nvtx_gpu_proj_sum: OpIndex finds a call's
+// operations, and CallRanges (the NVTX parent chain) its ranges.
 #pragma once
 
 #include <cstdint>

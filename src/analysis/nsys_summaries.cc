@@ -1,6 +1,7 @@
 #include "analysis/nsys_summaries.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -10,10 +11,10 @@
 
 #include "analysis/api_names.h"
 #include "analysis/duration_stats.h"
-#include "analysis/launch_links.h"
 #include "store/column_codec.h"
 #include "store/event_streams.h"
 #include "util/guarded.h"
+#include "util/release_memory.h"
 
 namespace kscope::analysis {
 
@@ -41,27 +42,31 @@ void BindStats(sql::Stmt& st, int first, const DurationStats& s) {
       .Bind(first + 6, s.stddev);
 }
 
-// Durations (end - start) grouped by an id column (a kernel's or API function's name).
+// Durations (end - start) grouped by an id column (a kernel's name).
 std::unordered_map<int64_t, std::vector<int64_t>> DurationsById(const std::vector<int64_t>& start,
                                                                 const std::vector<int64_t>& end,
-                                                                const std::vector<int64_t>& id) {
+                                                                const std::vector<int32_t>& id) {
+  // Counted first, so that each group is allocated once, at its size.
+  std::unordered_map<int64_t, size_t> counts;
+  for (int32_t v : id) ++counts[v];
   std::unordered_map<int64_t, std::vector<int64_t>> by_id;
+  for (const auto& [v, n] : counts) by_id[v].reserve(n);
   for (size_t i = 0; i < start.size(); ++i) by_id[id[i]].push_back(end[i] - start[i]);
   return by_id;
 }
 
-// The events plus what the summaries derive from them once: strings and NVTX tags.
+// The facts plus what the summaries derive from them once: strings and NVTX tags.
 struct RunData {
-  const NsysEvents& e;
+  NsysFacts& e;  // the API durations are consumed by WriteApiSummary
   std::unordered_map<int64_t, std::string> strings;
   std::vector<std::string> tags;  // per NVTX row: 'domain:text'
   int64_t nvtx_max_ts = 0;        // ends of ranges never closed
 };
 
-Result<RunData> Prepare(store::Store& store, const NsysEvents& e) {
-  RunData d{e, {}, {}, 0};
+Result<RunData> Prepare(store::Store& store, NsysFacts& e) {
+  RunData d{e, {}, {}, OpenRangeEnd(e.nvtx)};
   std::unordered_set<int64_t> distinct;
-  distinct.insert(e.api.name.begin(), e.api.name.end());
+  for (const auto& [name, durations] : e.api_durations) distinct.insert(name);
   distinct.insert(e.memops.operation.begin(), e.memops.operation.end());
   distinct.insert(e.nvtx.domain.begin(), e.nvtx.domain.end());
   distinct.insert(e.nvtx.text.begin(), e.nvtx.text.end());
@@ -71,7 +76,6 @@ Result<RunData> Prepare(store::Store& store, const NsysEvents& e) {
   d.strings = std::move(strings).value();
   const auto& n = e.nvtx;
   for (size_t i = 0; i < n.start.size(); ++i) {
-    d.nvtx_max_ts = std::max({d.nvtx_max_ts, n.start[i], n.end[i]});
     d.tags.push_back((n.domain[i] == kNull ? std::string() : d.strings[n.domain[i]]) + ":" + d.strings[n.text[i]]);
   }
   return d;
@@ -94,14 +98,16 @@ Status WriteKernelSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, cons
   return Status::Ok();
 }
 
+// Each function's durations are freed once summarized: the other summaries need them not.
 Status WriteApiSummary(sql::Db& db, std::mutex& db_lock, int64_t run_id, const RunData& d) {
-  auto by_name = DurationsById(d.e.api.start, d.e.api.end, d.e.api.name);
   const std::lock_guard<std::mutex> hold(db_lock);
   auto st = db.Prepare(
       "INSERT INTO api_summary(run_id, name_id, name, n, total, mean, median, min, max, stddev) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
   if (!st.ok()) return st.error();
-  for (auto& [name, durations] : by_name) {
+  for (auto& [name, calls] : d.e.api_durations) {
+    std::vector<int64_t> durations = calls.All();
+    calls = Durations();
     st->Bind(1, run_id).Bind(2, name).Bind(3, ApiDisplayName(d.strings.at(name)));
     BindStats(*st, 4, ComputeStats(durations));
     KSCOPE_RETURN_IF_ERROR(st->Run());
@@ -158,11 +164,13 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
   const auto& k = d.e.kernels;
   const auto& m = d.e.memops;
   const auto& n = d.e.nvtx;
-  const auto& a = d.e.api;
   const size_t n_kernels = k.start.size();
-  auto op_start = [&](size_t i) { return i < n_kernels ? k.start[i] : m.start[i - n_kernels]; };
-  auto op_end = [&](size_t i) { return i < n_kernels ? k.end[i] : m.end[i - n_kernels]; };
-  const std::vector<LaunchLink> links = LinkLaunches(d.e, d.nvtx_max_ts);
+  constexpr uint32_t kMemop = NsysFacts::kMemop;
+  auto op_start = [&](uint32_t op) { return (op & kMemop) == 0 ? k.start[op] : m.start[op & ~kMemop]; };
+  auto op_end = [&](uint32_t op) { return (op & kMemop) == 0 ? k.end[op] : m.end[op & ~kMemop]; };
+  auto op_correlation = [&](uint32_t op) {
+    return (op & kMemop) == 0 ? k.correlation[op] : m.correlation[op & ~kMemop];
+  };
 
   // Range names as small integers, so that grouping compares numbers, not strings.
   std::vector<int32_t> tag_index(n.start.size());
@@ -194,8 +202,7 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
       return h;
     }
   };
-  struct KernGroup {
-    std::vector<int64_t> durations;
+  struct KernGroup {  // durations are those of `kernels`, taken when written
     std::vector<int32_t> ranges;
     std::vector<uint32_t> kernels;
   };
@@ -204,7 +211,6 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
     const KernKey key{gtid, r >= 0 ? tag_index[static_cast<size_t>(r)] : -1,
                       r >= 0 ? n.event_type[static_cast<size_t>(r)] : kNull, k.name[kernel]};
     auto& g = kern_groups[key];
-    g.durations.push_back(k.end[kernel] - k.start[kernel]);
     if (r >= 0) g.ranges.push_back(r);
     g.kernels.push_back(kernel);
   };
@@ -216,16 +222,20 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
   };
   std::vector<Projection> projections(n.start.size());  // by NVTX row; empty when no GPU work
   std::vector<uint8_t> linked(n_kernels, 0);
-  for (const LaunchLink& l : links) {
-    if (l.op < n_kernels) {
+  // The launches are consumed as they are grouped (no other summary needs them): the deque
+  // frees its blocks as it empties, for the groups to reuse.
+  auto& launches = d.e.launches;
+  for (; !launches.empty(); launches.pop_front()) {
+    const NsysFacts::Launch l = launches.front();
+    if ((l.op & kMemop) == 0) {
       linked[l.op] = 1;
-      add_kernel(l.op, a.global_tid[l.api], l.range);
+      add_kernel(l.op, d.e.threads[l.thread], l.range);
     }
     if (l.range < 0) continue;
     auto& p = projections[static_cast<size_t>(l.range)];
     p.start = std::min(p.start, op_start(l.op));
     p.end = std::max(p.end, op_end(l.op));
-    p.correlations.push_back(a.correlation[l.api]);
+    p.correlations.push_back(op_correlation(l.op));
   }
   for (uint32_t i = 0; i < n_kernels; ++i) {
     if (linked[i] == 0) add_kernel(i, kNull, -1);
@@ -253,7 +263,10 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
       kst->BindNull(4).BindNull(5);
     }
     kst->Bind(6, distinct(g.ranges)).Bind(7, key.kernel);
-    BindStats(*kst, 8, ComputeStats(g.durations));
+    std::vector<int64_t> durations;  // in launch order, before `kernels` is sorted
+    durations.reserve(g.kernels.size());
+    for (uint32_t i : g.kernels) durations.push_back(k.end[i] - k.start[i]);
+    BindStats(*kst, 8, ComputeStats(durations));
     kst->Bind(8, distinct(g.kernels));  // distinct launches, as nsys counts them
     KSCOPE_RETURN_IF_ERROR(kst->Run());
   }
@@ -308,6 +321,12 @@ Status WriteNvtxGpuSummaries(sql::Db& db, std::mutex& db_lock, int64_t run_id, c
 }  // namespace
 
 Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysEvents& events) {
+  auto derived = FactsFromEvents(events);
+  if (!derived.ok()) return derived.error();
+  return MaterializeNsysSummaries(store, run_id, *derived);
+}
+
+Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, NsysFacts& facts) {
   sql::Db& db = store.db();
   for (const char* table : {"kernel_summary", "api_summary", "memop_summary", "nvtx_summary", "nvtx_kernel_summary",
                             "nvtx_projection_summary"}) {
@@ -315,14 +334,18 @@ Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysE
     if (!del.ok()) return del.error();
     KSCOPE_RETURN_IF_ERROR(del->Bind(1, run_id).Run());
   }
-  auto data = Prepare(store, events);
+  auto data = Prepare(store, facts);
   if (!data.ok()) return data.error();
   // The summaries are independent of one another: each is computed on its own thread, and
   // the database is used under the lock only.
   std::mutex db_lock;
   using Writer = Status (*)(sql::Db&, std::mutex&, int64_t, const RunData&);
-  const std::vector<std::vector<Writer>> tasks = {
-      {&WriteNvtxGpuSummaries}, {&WriteApiSummary}, {&WriteKernelSummary, &WriteMemopSummary, &WriteNvtxSummary}};
+  // The API summary goes first, alone: it frees the calls' durations before the others
+  // build their groups, which keeps the import's peak memory low.
+  KSCOPE_RETURN_IF_ERROR(Guarded([&] { return WriteApiSummary(db, db_lock, run_id, *data); }));
+  ReleaseFreedMemory();
+  const std::vector<std::vector<Writer>> tasks = {{&WriteNvtxGpuSummaries},
+                                                  {&WriteKernelSummary, &WriteMemopSummary, &WriteNvtxSummary}};
   std::vector<Status> results(tasks.size());
   auto run = [&](size_t t) {
     results[t] = Guarded([&]() -> Status {

@@ -6,13 +6,16 @@
 #include <cstdint>
 
 #include "analysis/nsys_events.h"
+#include "analysis/nsys_facts.h"
 #include "store/store.h"
 #include "util/status.h"
 
 namespace kscope::analysis {
 
-// Replaces the run's summary rows with those derived from `events` (all of the run's
-// events: from the importer, or LoadNsysEvents). Runs inside the caller's transaction.
+// Replaces the run's summary rows with those derived from `facts` (all of the run's: from
+// the importer), consuming its API durations. Runs inside the caller's transaction.
+Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, NsysFacts& facts);
+// The same from a stored run's events (LoadNsysEvents).
 Status MaterializeNsysSummaries(store::Store& store, int64_t run_id, const NsysEvents& events);
 
 }  // namespace kscope::analysis

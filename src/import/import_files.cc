@@ -26,14 +26,14 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     return Error{store.db().path(), "cannot start a transaction: " + tx.error().what,
                  "is another kscope writing to this database?"};
   std::vector<FileOutcome> outcomes;
-  // The current run's events, gathered over its files; its summaries are derived once its
-  // last file is in, and the events dropped before the next run starts.
-  analysis::NsysEvents events;
+  // What the current run's summaries need, gathered over its files; they are derived once
+  // its last file is in, and the facts dropped before the next run starts.
+  analysis::NsysFacts facts;
   int64_t run_id = 0;
   bool run_has_nsys = false;  // an nsys export went into the current run in this call
   auto finish_run = [&]() -> Status {
-    if (run_has_nsys) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, events));
-    events = {};
+    if (run_has_nsys) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, facts));
+    facts = {};
     run_has_nsys = false;
     return Status::Ok();
   };
@@ -66,7 +66,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
-    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, events, options.threads});
+    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths[i];

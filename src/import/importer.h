@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/nsys_events.h"
+#include "analysis/nsys_facts.h"
 #include "capture/ncu_tool.h"
 #include "store/store.h"
 #include "util/status.h"
@@ -19,9 +19,9 @@ namespace kscope::import {
 struct ImportTarget {
   store::Store& store;
   int64_t run_id;
-  int64_t source_id;             // this file's row in source_file
-  analysis::NsysEvents& events;  // the run's events for its summaries; importers append
-  size_t threads = 0;            // reader threads; 0: one per core
+  int64_t source_id;           // this file's row in source_file
+  analysis::NsysFacts& facts;  // what the run's summaries need; importers append
+  size_t threads = 0;          // reader threads; 0: one per core
 };
 
 struct ImportResult {

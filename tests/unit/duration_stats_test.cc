@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/nsys_facts.h"
+
 namespace kscope::analysis {
 namespace {
 
@@ -25,6 +27,17 @@ TEST(DurationStats, SingleValueHasZeroStddevAndEmptyIsZero) {
   EXPECT_EQ(s.median, 747047.0);
   std::vector<int64_t> none;
   EXPECT_EQ(ComputeStats(none).n, 0);
+}
+
+// The importer keeps API call durations in four bytes where they fit: those that do not
+// (4.3 s or longer, or negative) keep their full value.
+TEST(DurationStats, NarrowDurationsKeepEveryValue) {
+  Durations d;
+  for (int64_t v : {int64_t{5}, int64_t{UINT32_MAX}, int64_t{UINT32_MAX} + 1, int64_t{-3}, int64_t{9'000'000'000}}) {
+    d.Add(v);
+  }
+  EXPECT_EQ(d.narrow.size(), 2U);
+  EXPECT_EQ(d.All(), (std::vector<int64_t>{5, UINT32_MAX, int64_t{UINT32_MAX} + 1, -3, 9'000'000'000}));
 }
 
 }  // namespace

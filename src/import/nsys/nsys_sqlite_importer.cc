@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <thread>
 
 #include "import/nsys/export_manifest.h"
@@ -12,22 +13,18 @@
 #include "import/nsys/read_context.h"
 #include "import/nsys/table_readers.h"
 #include "util/guarded.h"
+#include "util/release_memory.h"
 #include "util/sqlite_file.h"
 
 namespace kscope::import::nsys {
 
 namespace {
 
-// How many reader threads for the kernel and the API call tables: `threads` (0: as many as
-// the machine has cores; at least one each), shared in proportion to their rows.
-std::pair<size_t, size_t> SplitThreads(size_t threads_wanted, int64_t kernel_rows, int64_t api_rows) {
-  const size_t threads =
-      std::clamp<size_t>(threads_wanted == 0 ? std::thread::hardware_concurrency() : threads_wanted, 2, 64);
-  if (kernel_rows <= 0 || api_rows <= 0) return {kernel_rows > 0 ? threads : 0, api_rows > 0 ? threads : 0};
-  const double share = static_cast<double>(kernel_rows) / static_cast<double>(kernel_rows + api_rows);
-  const auto kernels =
-      std::clamp<size_t>(static_cast<size_t>(std::lround(share * static_cast<double>(threads))), 1, threads - 1);
-  return {kernels, threads - kernels};
+// How many reader threads for a table: `threads` (0: as many as the machine has cores), at
+// least two, none for an empty table.
+size_t ReaderThreads(size_t threads_wanted, int64_t rows) {
+  if (rows <= 0) return 0;
+  return std::clamp<size_t>(threads_wanted == 0 ? std::thread::hardware_concurrency() : threads_wanted, 2, 64);
 }
 
 // Slice i of n over rowids 1..rows; the last slice is open-ended.
@@ -38,12 +35,21 @@ Slice SliceOf(int64_t rows, size_t n, size_t i) {
 }
 
 // Regions of `slices` slices of `per` rows each, after the `columns`' current rows.
-std::vector<FactRegion> Regions(const std::array<std::vector<int64_t>*, 5>& columns, size_t slices, size_t per) {
+std::vector<FactRegion> Regions(const std::array<std::vector<int64_t>*, 4>& columns, std::vector<int32_t>* names,
+                                size_t slices, size_t per) {
   const size_t base = columns[0]->size();
   for (auto* c : columns) c->resize(base + slices * per);
+  names->resize(base + slices * per);
   std::vector<FactRegion> regions;
-  for (size_t i = 0; i < slices; ++i) regions.push_back({columns, base + i * per, per, 0});
+  for (size_t i = 0; i < slices; ++i) regions.push_back({columns, names, base + i * per, per, 0});
   return regions;
+}
+
+// Moves the first `count` values from `at` to `to`, within one column.
+template <typename T>
+void MoveWithin(std::vector<T>& c, size_t at, size_t count, size_t to) {
+  std::copy(c.begin() + static_cast<std::ptrdiff_t>(at), c.begin() + static_cast<std::ptrdiff_t>(at + count),
+            c.begin() + static_cast<std::ptrdiff_t>(to));
 }
 
 // Closes the gaps the regions left, in place.
@@ -51,14 +57,52 @@ void Compact(std::vector<FactRegion>& regions) {
   if (regions.empty()) return;
   size_t to = regions.front().base;
   for (const FactRegion& r : regions) {
-    for (auto* c : r.columns) {
-      std::copy(c->begin() + static_cast<std::ptrdiff_t>(r.base),
-                c->begin() + static_cast<std::ptrdiff_t>(r.base + r.count),
-                c->begin() + static_cast<std::ptrdiff_t>(to));
-    }
+    for (auto* c : r.columns) MoveWithin(*c, r.base, r.count, to);
+    MoveWithin(*r.names, r.base, r.count, to);
     to += r.count;
   }
   for (auto* c : regions.front().columns) c->resize(to);
+  regions.front().names->resize(to);
+}
+
+// The first failure of `results`, placed in `path` when it names no place.
+Status FirstError(const std::vector<Status>& results, const std::string& path) {
+  for (const Status& st : results) {
+    if (!st.ok()) {
+      Error e = st.error();
+      if (e.where.empty()) e.where = path;
+      return e;
+    }
+  }
+  return Status::Ok();
+}
+
+// Moves `from`'s elements to the end of `to`; `from`'s blocks are freed as it empties, so
+// the move holds one copy.
+template <typename T>
+void MoveAppend(std::deque<T>& from, std::deque<T>& to) {
+  if (to.empty()) {
+    to.swap(from);
+    return;
+  }
+  while (!from.empty()) {
+    to.push_back(from.front());
+    from.pop_front();
+  }
+}
+
+// Appends the slices' API facts to the run's, in slice order, freeing each as it goes.
+void MergeApiFacts(std::vector<ApiFacts>& parts, analysis::NsysFacts& f) {
+  for (ApiFacts& p : parts) {
+    for (auto& [name, durations] : p.durations) {
+      analysis::Durations& to = f.api_durations[name];
+      MoveAppend(durations.narrow, to.narrow);
+      MoveAppend(durations.wide, to.wide);
+    }
+    for (auto& l : p.launches) l.thread = analysis::ThreadIndex(f.threads, p.threads[l.thread]);
+    MoveAppend(p.launches, f.launches);
+    p = ApiFacts();
+  }
 }
 
 }  // namespace
@@ -79,8 +123,10 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   }
 
   // Kernels and API calls are most of an export: both tables are read in rowid slices, each
-  // on its own thread and connection, while this thread reads the memory operations and
-  // NVTX ranges. Slices are appended to the run's events in order, whatever the timing.
+  // on its own thread and connection. Kernels come first, while this thread reads the memory
+  // operations and NVTX ranges; then the API calls, each linked at once to the operations it
+  // launched and the ranges around it, so that only its duration needs keeping. Slices are
+  // appended to the run's facts in order, whatever the timing.
   FileContext ctx(path, target, *schema, strings);
   const std::string kernel_table = "CUPTI_ACTIVITY_KIND_KERNEL";
   const std::string api_table = "CUPTI_ACTIVITY_KIND_RUNTIME";
@@ -95,44 +141,66 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
     q->Bind(1, target.run_id).Bind(2, spec->name);
     ctx.chunk_base[std::string(spec->name)] = q->Step() ? q->Int(0) : 0;
   }
-  const auto split = SplitThreads(target.threads, *kernel_rows, *api_rows);
-  const size_t kernel_slices = split.first;
-  const size_t api_slices = split.second;
-  auto& ev = target.events;
+  auto& f = target.facts;
+  const size_t kernel_base = f.kernels.start.size();
+  const size_t memop_base = f.memops.start.size();
+  // Processes of this file's operations only (an earlier file's stay unlinked, kNull):
+  // needed to index them, not by the summaries.
+  std::vector<int64_t> kernel_pid(kernel_base, store::kNull);
+  const size_t kernel_slices = ReaderThreads(target.threads, *kernel_rows);
   std::vector<FactRegion> kernel_parts =
-      Regions({&ev.kernels.start, &ev.kernels.end, &ev.kernels.correlation, &ev.kernels.global_pid, &ev.kernels.name},
-              kernel_slices, kernel_slices == 0 ? 0 : SliceOf(*kernel_rows, kernel_slices, 0).max_rows);
-  std::vector<FactRegion> api_parts =
-      Regions({&ev.api.start, &ev.api.end, &ev.api.global_tid, &ev.api.correlation, &ev.api.name}, api_slices,
-              api_slices == 0 ? 0 : SliceOf(*api_rows, api_slices, 0).max_rows);
-  // One result per reader thread, then this thread's two; sized once, since the threads
-  // write into it while this thread works.
-  std::vector<Status> results(kernel_slices + api_slices + 2);
-  std::vector<std::thread> readers;
-  for (size_t i = 0; i < kernel_slices; ++i) {
-    readers.emplace_back([&, i] {
-      results[i] = Guarded([&] { return ReadKernels(ctx, SliceOf(*kernel_rows, kernel_slices, i), kernel_parts[i]); });
-    });
-  }
-  for (size_t i = 0; i < api_slices; ++i) {
-    readers.emplace_back([&, i] {
-      results[kernel_slices + i] =
-          Guarded([&] { return ReadApiCalls(ctx, SliceOf(*api_rows, api_slices, i), api_parts[i]); });
-    });
-  }
-  Status& memops = results[kernel_slices + api_slices];
-  memops = Guarded([&] { return ReadMemops(ctx, *db, target.events.memops); });
-  if (memops.ok()) results.back() = Guarded([&] { return ReadNvtx(ctx, *db, target.events.nvtx); });
-  for (auto& t : readers) t.join();
-  for (const Status& st : results) {
-    if (!st.ok()) {
-      Error e = st.error();
-      if (e.where.empty()) e.where = path;
-      return e;
+      Regions({&f.kernels.start, &f.kernels.end, &f.kernels.correlation, &kernel_pid}, &f.kernels.name, kernel_slices,
+              kernel_slices == 0 ? 0 : SliceOf(*kernel_rows, kernel_slices, 0).max_rows);
+  std::vector<Status> results(kernel_slices + 2);
+  {
+    std::vector<std::thread> readers;
+    for (size_t i = 0; i < kernel_slices; ++i) {
+      readers.emplace_back([&, i] {
+        results[i] =
+            Guarded([&] { return ReadKernels(ctx, SliceOf(*kernel_rows, kernel_slices, i), kernel_parts[i]); });
+      });
     }
+    Status& memops = results[kernel_slices];
+    memops = Guarded([&] { return ReadMemops(ctx, *db, f.memops); });
+    if (memops.ok()) results.back() = Guarded([&] { return ReadNvtx(ctx, *db, f.nvtx); });
+    for (auto& t : readers) t.join();
   }
+  KSCOPE_RETURN_IF_ERROR(FirstError(results, path));
   Compact(kernel_parts);
-  Compact(api_parts);
+  if (f.kernels.start.size() + f.memops.start.size() >= analysis::NsysFacts::kMemop) {
+    return Error{path, "more than 2^31 GPU operations in one run", "import the run's exports into separate runs"};
+  }
+
+  std::vector<int64_t> memop_pid(f.memops.global_pid);
+  std::fill_n(memop_pid.begin(), memop_base, store::kNull);
+  const analysis::OpIndex ops(kernel_pid, f.kernels.correlation, memop_pid, f.memops.correlation);
+  kernel_pid = std::vector<int64_t>();
+  memop_pid = std::vector<int64_t>();
+  // Ranges never closed end at the run's last range timestamp so far: the summaries' own
+  // end for a run of one export.
+  const analysis::CallRanges ranges(f.nvtx, analysis::OpenRangeEnd(f.nvtx));
+  const size_t api_slices = ReaderThreads(target.threads, *api_rows);
+  std::vector<ApiFacts> api_parts(api_slices);
+  results.assign(api_slices, Status::Ok());
+  {
+    std::vector<std::thread> readers;
+    for (size_t i = 1; i < api_slices; ++i) {
+      readers.emplace_back([&, i] {
+        results[i] =
+            Guarded([&] { return ReadApiCalls(ctx, SliceOf(*api_rows, api_slices, i), ops, ranges, api_parts[i]); });
+      });
+    }
+    // Slice 0 on this thread: the run's facts take its results over without a copy, and
+    // what this thread allocates, the summaries' allocations reuse once it is freed.
+    if (api_slices > 0) {
+      results[0] =
+          Guarded([&] { return ReadApiCalls(ctx, SliceOf(*api_rows, api_slices, 0), ops, ranges, api_parts[0]); });
+    }
+    for (auto& t : readers) t.join();
+  }
+  KSCOPE_RETURN_IF_ERROR(FirstError(results, path));
+  MergeApiFacts(api_parts, f);
+  ReleaseFreedMemory();
   ImportResult result;
   result.format_version = schema->version;
   result.rows_read = ctx.rows_read;

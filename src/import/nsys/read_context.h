@@ -108,17 +108,19 @@ struct Slice {
   int64_t index;    // which slice of the table, from 0
 };
 
-// Where one slice's rows go in the run's events: a region reserved up front, which the
+// Where one slice of kernels goes in the run's facts: a region reserved up front, which the
 // slice fills in place, so that no slice's rows are copied but by the final compaction.
 struct FactRegion {
-  std::array<std::vector<int64_t>*, 5> columns;
+  std::array<std::vector<int64_t>*, 4> columns;
+  std::vector<int32_t>* names;  // string ids, in four bytes
   size_t base = 0;
   size_t capacity = 0;
   size_t count = 0;
 
-  [[nodiscard]] bool Put(const std::array<int64_t, 5>& values) {
+  [[nodiscard]] bool Put(const std::array<int64_t, 4>& values, int32_t name) {
     if (count == capacity) return false;
     for (size_t c = 0; c < values.size(); ++c) (*columns[c])[base + count] = values[c];
+    (*names)[base + count] = name;
     ++count;
     return true;
   }

@@ -77,7 +77,11 @@ Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
       row[c] = s->value_or(kNull);
     }
     KSCOPE_RETURN_IF_ERROR(out.Append(row));
-    if (!facts.Put({row[k::kStart], row[k::kEnd], row[k::kCorrelation], row[k::kGlobalPid], row[k::kName]})) {
+    if (row[k::kName] > INT32_MAX) {
+      return Error{ctx.path, "more than 2^31 strings in the store", "import into a new database"};
+    }
+    if (!facts.Put({row[k::kStart], row[k::kEnd], row[k::kCorrelation], row[k::kGlobalPid]},
+                   static_cast<int32_t>(row[k::kName]))) {
       return Error{ctx.path, "more rows than the table's largest rowid allows", "the export changed while being read"};
     }
   }
@@ -85,7 +89,8 @@ Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
   return ctx.Finish(out);
 }
 
-Status ReadApiCalls(FileContext& ctx, Slice slice, FactRegion& facts) {
+Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops, const analysis::CallRanges& ranges,
+                    ApiFacts& facts) {
   const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   auto db = ctx.OpenExport();
   if (!db.ok()) return db.error();
@@ -97,6 +102,9 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, FactRegion& facts) {
   store::EventWriter out = ctx.Writer(store::kApiStream, slice.index);
   std::array<int64_t, store::api::kCount> row{};
   namespace a = store::api;
+  std::vector<int32_t> containing;
+  analysis::Durations* durations = nullptr;  // of the last call's function: calls come in runs
+  int64_t durations_of = kNull;
   while (q->Step()) {
     for (int c = 0; c < a::kCount; ++c) row[c] = Value(*q, c + 1);
     const int64_t rowid = q->Int(0);
@@ -112,8 +120,23 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, FactRegion& facts) {
     }
     row[a::kName] = **name;
     KSCOPE_RETURN_IF_ERROR(out.Append(row));
-    if (!facts.Put({row[a::kStart], row[a::kEnd], row[a::kGlobalTid], row[a::kCorrelation], row[a::kName]})) {
-      return Error{ctx.path, "more rows than the table's largest rowid allows", "the export changed while being read"};
+    if (row[a::kName] != durations_of) {
+      durations = &facts.durations[row[a::kName]];
+      durations_of = row[a::kName];
+    }
+    durations->Add(row[a::kEnd] - row[a::kStart]);
+    const int64_t tid = row[a::kGlobalTid];
+    if (row[a::kCorrelation] == kNull || tid == kNull) continue;
+    const auto launched = ops.Find(tid & analysis::kPidMask, row[a::kCorrelation]);
+    if (launched.empty()) continue;
+    containing.clear();
+    ranges.Containing(tid, row[a::kStart], row[a::kEnd], containing);
+    const uint32_t thread = analysis::ThreadIndex(facts.threads, tid);
+    for (uint32_t op : launched) {
+      const uint32_t id =
+          op < ops.kernels() ? op : analysis::NsysFacts::kMemop | static_cast<uint32_t>(op - ops.kernels());
+      if (containing.empty()) facts.launches.push_back({id, -1, thread});
+      for (int32_t r : containing) facts.launches.push_back({id, r, thread});
     }
   }
   if (!q->status().ok()) return ctx.ReadError(*db, table);
