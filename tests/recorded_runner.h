@@ -31,7 +31,6 @@ struct Replay {
   std::string produce;        // recorded file (.zst: decompressed) written where argv says
 };
 
-// A .zst file's content (streamed: frames need not record their size).
 // Replays `output` (a recorded output file, or none) with exit status `exit_code`.
 inline Replay Prints(std::string output, int exit_code = 0) {
   Replay r;
@@ -46,6 +45,7 @@ inline Replay Writes(std::string output, std::string produce) {
   return r;
 }
 
+// A .zst file's content (streamed: frames need not record their size).
 inline std::string Unzstd(const std::string& path) {
   const std::string packed = ReadFile(path);
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
@@ -67,6 +67,20 @@ class RecordedRunner : public capture::ProcessRunner {
   // "nsys export", "ncu profile", "ncu export raw", "ncu export details".
   std::map<std::string, Replay> replies;
   std::vector<std::pair<std::string, std::vector<std::string>>> calls;  // kind, argv
+
+  // Replies of a whole recorded quick-mode profile: the files of tests/data/capture/NAME/
+  // (`dir` ends with '/'), every program succeeding.
+  void ReplayRecordedProfile(const std::string& dir) {
+    replies["nsys --version"] = Prints(dir + "nsys_version.log");
+    replies["ncu --version"] = Prints(dir + "ncu_version.log");
+    replies["nvidia-smi"] = Prints(dir + "nvidia_smi.log");
+    replies["python"] = Prints(dir + "torch_version.log");
+    replies["nsys profile"] = Prints(dir + "nsys_profile.log");
+    replies["nsys export"] = Writes(dir + "nsys_export.log", dir + "discovery.sqlite.zst");
+    replies["ncu profile"] = Prints(dir + "ncu_pass1.log");
+    replies["ncu export raw"] = Writes("", dir + "pass1_raw.csv.zst");
+    replies["ncu export details"] = Writes("", dir + "pass1_details.csv.zst");
+  }
 
   static std::string Kind(const std::vector<std::string>& argv) {
     const std::string prog = std::filesystem::path(argv[0]).filename().string();

@@ -35,16 +35,7 @@ class ProfileReplay : public ::testing::Test {
     auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
     ASSERT_TRUE(s.ok());
     store_ = std::make_unique<store::Store>(std::move(s).value());
-    auto& r = runner_.replies;
-    r["nsys --version"] = testing::Prints(kRun + "nsys_version.log");
-    r["ncu --version"] = testing::Prints(kRun + "ncu_version.log");
-    r["nvidia-smi"] = testing::Prints(kRun + "nvidia_smi.log");
-    r["python"] = testing::Prints(kRun + "torch_version.log");
-    r["nsys profile"] = testing::Prints(kRun + "nsys_profile.log");
-    r["nsys export"] = testing::Writes(kRun + "nsys_export.log", kRun + "discovery.sqlite.zst");
-    r["ncu profile"] = testing::Prints(kRun + "ncu_pass1.log");
-    r["ncu export raw"] = testing::Writes("", kRun + "pass1_raw.csv.zst");
-    r["ncu export details"] = testing::Writes("", kRun + "pass1_details.csv.zst");
+    runner_.ReplayRecordedProfile(kRun);
     auto c = config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string()});
     ASSERT_TRUE(c.ok());
     config_ = *c;

@@ -145,15 +145,7 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   ASSERT_TRUE(s.ok());
   testing::RecordedRunner runner;
   auto& r = runner.replies;
-  r["nsys --version"] = testing::Prints(rec + "nsys_version.log");
-  r["ncu --version"] = testing::Prints(rec + "ncu_version.log");
-  r["nvidia-smi"] = testing::Prints(rec + "nvidia_smi.log");
-  r["python"] = testing::Prints(rec + "torch_version.log");
-  r["nsys profile"] = testing::Prints(rec + "nsys_profile.log");
-  r["nsys export"] = testing::Writes(rec + "nsys_export.log", rec + "discovery.sqlite.zst");
-  r["ncu profile"] = testing::Prints(rec + "ncu_pass1.log");
-  r["ncu export raw"] = testing::Writes("", rec + "pass1_raw.csv.zst");
-  r["ncu export details"] = testing::Writes("", rec + "pass1_details.csv.zst");
+  runner.ReplayRecordedProfile(rec);
   std::ostringstream screen;
   capture::ProfileSession session(*s, runner, {"nsys", "ncu"}, screen, false);
   capture::ProfileRequest quick;
