@@ -1,10 +1,12 @@
-// kscope report on real data: stages equal nsys's own nvtx_gpu_proj_sum, the devset Llama
+// kscope report on real data: stages equal nsys's own nvtx_gpu_proj_sum, top kernels and run
+// totals its cuda_gpu_kern_sum, cuda_gpu_mem_time_sum and cuda_api_sum; the devset Llama
 // run's whole report against its reviewed golden files (decode launch-bound, GPU idle), the
 // analytic FLOP count by hand, and the FLOPs ncu measured on the H100's decode stage
 // (tests/data/capture/llama_h100/, replayed through kscope profile) against ncu's own counts.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "capture/profile.h"
 #include "import/import_files.h"
 #include "recorded_runner.h"
+#include "report/nsys_numbers.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
 #include "store/event_reader.h"
@@ -27,15 +30,27 @@ using nlohmann::json;
 
 const std::string kData = std::string(KSCOPE_TEST_DATA_DIR) + "/";
 
+// nsys's CSV rows, cells unquoted (kernel names hold commas; "" is a quote).
 std::vector<std::vector<std::string>> CsvRows(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(testing::ReadFile(path));
   std::string line;
   while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back().push_back(c);
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back().push_back(c);
+      }
+    }
     rows.push_back(cells);
   }
   return rows;
@@ -85,6 +100,47 @@ TEST(Stages, KernelsInsideAgreeWithNvtxKernSum) {
     EXPECT_EQ(st.kernel_ns, expected[st.name].second) << st.name;
   }
 }
+
+// The report's top kernels and run totals are the figures nsys prints for the same export:
+// cuda_gpu_kern_sum's first rows (name, time, instances, average, share, in its order), and
+// the sums of cuda_gpu_kern_sum, cuda_gpu_mem_time_sum and cuda_api_sum.
+class ReportFidelity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReportFidelity, TopKernelsAndTotalsEqualNsysStats) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {testing::NsysData(GetParam() + ".sqlite")}, {});
+  ASSERT_TRUE(out.ok());
+  auto rep = report::BuildRunReport(*s, out->front().run_id, config::Config{});
+  ASSERT_TRUE(rep.ok()) << rep.error().Line();
+  const std::string expected = "expected/" + GetParam() + "/";
+  const auto kern = CsvRows(testing::NsysData(expected + "cuda_gpu_kern_sum.csv"));
+  const json& top = (*rep)["top_kernels"];
+  ASSERT_EQ(top.size(), std::min<size_t>(20, kern.size() - 1));
+  for (size_t i = 0; i < top.size(); ++i) {
+    const auto& e = kern[i + 1];
+    ASSERT_EQ(e.size(), 9U);
+    EXPECT_EQ(top[i]["name"].get<std::string>(), e[8]);
+    EXPECT_EQ(std::to_string(top[i]["total_ns"].get<int64_t>()), e[1]);
+    EXPECT_EQ(std::to_string(top[i]["launches"].get<int64_t>()), e[2]);
+    EXPECT_EQ(report::Round1(top[i]["avg_ns"].get<double>()).text, e[3]);
+    EXPECT_EQ(report::Round1(top[i]["share_pct"].get<double>()).text, e[0]);
+  }
+  // Column `col` of a report summed over its rows.
+  auto sum = [&](const std::string& report, size_t col) {
+    int64_t total = 0;
+    const auto rows = CsvRows(testing::NsysData(expected + report + ".csv"));
+    for (size_t i = 1; i < rows.size(); ++i) total += std::stoll(rows[i][col]);
+    return total;
+  };
+  const json& summary = (*rep)["summary"];
+  EXPECT_EQ(summary["kernel_ns"].get<int64_t>(), sum("cuda_gpu_kern_sum", 1));
+  EXPECT_EQ(summary["kernels"].get<int64_t>(), sum("cuda_gpu_kern_sum", 2));
+  EXPECT_EQ(summary["memop_ns"].get<int64_t>(), sum("cuda_gpu_mem_time_sum", 1));
+  EXPECT_EQ(summary["memops"].get<int64_t>(), sum("cuda_gpu_mem_time_sum", 2));
+  EXPECT_EQ(summary["api_calls"].get<int64_t>(), sum("cuda_api_sum", 2));
+}
+INSTANTIATE_TEST_SUITE_P(Devset, ReportFidelity, ::testing::Values("llama", "tiny_cuda"));
 
 store::Store DevsetStore(int64_t& run) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
