@@ -152,6 +152,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"started_at", Now()},
                   {"host", host},
                   {"cwd", fs::current_path(ec).string()},
+                  {"run_dir", fs::absolute(cap.dir.root, ec).string()},  // where kscope report writes
                   {"workload", req.workload},
                   {"command", ShellQuote(req.workload)},
                   {"config", config::ToYaml(cfg)},

@@ -214,6 +214,9 @@ TEST_F(ProfileReplay, InterruptedDuringNcuKeepsTheDiscoveryAndMarksTheRun) {
   EXPECT_EQ(Count("SELECT count(*) FROM ncu_launch WHERE kernel_link = 'planned'"), 168);
   const auto m = nlohmann::json::parse(testing::ReadFile(result->run_dir + "/manifest.json"));
   EXPECT_EQ(m["status"], "incomplete");
+  // kscope report finds the run's directory in the stored manifest and writes there.
+  const auto stored = nlohmann::json::parse(*store_->RunCapture(result->run_id));
+  EXPECT_EQ(stored["run_dir"], fs::absolute(result->run_dir).string());
   EXPECT_EQ(m["steps"][2]["interrupted"], true);
 }
 
