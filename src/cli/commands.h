@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
 #include "util/status.h"
 
 namespace kscope::cli {
@@ -12,10 +13,20 @@ namespace kscope::cli {
 struct GlobalOptions {
   std::string db;                      // --db; empty means store::DefaultDbPath()
   std::string config;                  // --config: the YAML configuration (docs/config.md)
-  std::vector<std::string> overrides;  // --set KEY=VALUE (and kscope profile's KEY=VALUE words)
+  std::vector<std::string> overrides;  // --set KEY=VALUE
   std::vector<std::string> command;    // what follows `--` (kscope profile's workload)
   [[nodiscard]] std::string DbPath() const;
 };
+
+// The manifest options of the verbs that make runs: --label, --model, --dtype, --batch,
+// --tokens and --tag KEY=VALUE (repeatable).
+struct ManifestArgs {
+  std::string label, model, dtype;
+  int64_t batch = -1, tokens = -1;
+  std::vector<std::string> tags;
+};
+void AddManifestOptions(CLI::App* cmd, ManifestArgs& args);
+Result<store::Manifest> ToManifest(const ManifestArgs& args);
 
 // Each Register* adds a subcommand whose callback sets the process exit code.
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code);
@@ -23,7 +34,7 @@ void RegisterStats(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterSchema(CLI::App& app, int& exit_code);
-void RegisterProfile(CLI::App& app, GlobalOptions& global, int& exit_code);
+void RegisterProfile(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterDoctor(CLI::App& app, int& exit_code);
 void RegisterConfig(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterReport(CLI::App& app, const GlobalOptions& global, int& exit_code);

@@ -12,29 +12,12 @@ namespace kscope::cli {
 namespace {
 struct ImportArgs {
   std::vector<std::string> files;
-  std::string label, model, dtype;
-  int64_t batch = -1, tokens = -1;
-  std::vector<std::string> tags;
+  ManifestArgs manifest;
   bool run_per_file = false;
   size_t threads = 0;
   int64_t into_run = 0;
 };
 
-Result<store::Manifest> ToManifest(const ImportArgs& a) {
-  store::Manifest m;
-  if (!a.label.empty()) m.label = a.label;
-  if (!a.model.empty()) m.model = a.model;
-  if (!a.dtype.empty()) m.dtype = a.dtype;
-  if (a.batch >= 0) m.batch = a.batch;
-  if (a.tokens >= 0) m.tokens = a.tokens;
-  for (const auto& t : a.tags) {
-    const auto eq = t.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return Error{"", "tag '" + t + "' is not KEY=VALUE", "write --tag KEY=VALUE"};
-    m.tags[t.substr(0, eq)] = t.substr(eq + 1);
-  }
-  return m;
-}
 }  // namespace
 
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
@@ -45,16 +28,11 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
                   "ncu) or their CSV pages (ncu --import R --page raw|details --csv)")
       ->required();
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
-  cmd->add_option("--label", args->label, "a name for the run");
-  cmd->add_option("--model", args->model, "manifest: model name");
-  cmd->add_option("--dtype", args->dtype, "manifest: compute dtype, e.g. bf16");
-  cmd->add_option("--batch", args->batch, "manifest: batch size");
-  cmd->add_option("--tokens", args->tokens, "manifest: tokens processed");
-  cmd->add_option("--tag", args->tags, "manifest: free-form KEY=VALUE tag (repeatable)");
+  AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
   cmd->callback([args, &global, &exit_code] {
-    auto manifest = ToManifest(*args);
+    auto manifest = ToManifest(args->manifest);
     if (!manifest.ok()) {
       exit_code = Fail(manifest.error());
       return;

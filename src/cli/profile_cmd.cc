@@ -21,9 +21,7 @@ namespace {
 struct ProfileArgs {
   std::vector<std::string> overrides;  // KEY=VALUE words before `--`
   std::vector<std::string> sweeps;
-  std::string label, model, dtype;
-  int64_t batch = -1, tokens = -1;
-  std::vector<std::string> tags;
+  ManifestArgs manifest;
   int64_t discovery = 0;
   bool dry_run = false;
 };
@@ -60,6 +58,8 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
   }
   auto points = capture::ExpandSweep(*cfg, global.command);
   if (!points.ok()) return Fail(points.error());
+  auto manifest = ToManifest(a.manifest);
+  if (!manifest.ok()) return Fail(manifest.error());
 
   capture::Toolchain tools;
   tools.nsys = capture::FindNsys().value_or("nsys");
@@ -81,16 +81,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
     req.sweep_point = point.values;
     req.discovery_run = a.discovery;
     req.dry_run = a.dry_run;
-    if (!a.label.empty()) req.manifest.label = a.label;
-    if (!a.model.empty()) req.manifest.model = a.model;
-    if (!a.dtype.empty()) req.manifest.dtype = a.dtype;
-    if (a.batch >= 0) req.manifest.batch = a.batch;
-    if (a.tokens >= 0) req.manifest.tokens = a.tokens;
-    for (const auto& t : a.tags) {
-      const auto eq = t.find('=');
-      if (eq == std::string::npos || eq == 0) return Fail(Error{"", "tag '" + t + "' is not KEY=VALUE", ""});
-      req.manifest.tags[t.substr(0, eq)] = t.substr(eq + 1);
-    }
+    req.manifest = *manifest;
     if (points->size() > 1) {
       std::string what;
       for (const auto& [k, v] : point.values) what += fmt::format("{}{}={}", what.empty() ? "" : ", ", k, v);
@@ -115,7 +106,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
 
 }  // namespace
 
-void RegisterProfile(CLI::App& app, GlobalOptions& global, int& exit_code) {
+void RegisterProfile(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Profile a workload: nsys on the whole run, then ncu on its hot kernels (kscope profile -- CMD ARGS)");
@@ -124,12 +115,7 @@ void RegisterProfile(CLI::App& app, GlobalOptions& global, int& exit_code) {
   cmd->add_option("--sweep", args->sweeps, "sweep KEY=V1,V2,...: one profile per point (repeatable: a matrix)");
   cmd->add_option("--discovery", args->discovery, "select from this imported run instead of running nsys");
   cmd->add_flag("--dry-run", args->dry_run, "print the nsys and ncu command lines, run nothing");
-  cmd->add_option("--label", args->label, "a name for the run");
-  cmd->add_option("--model", args->model, "manifest: model name");
-  cmd->add_option("--dtype", args->dtype, "manifest: compute dtype");
-  cmd->add_option("--batch", args->batch, "manifest: batch size");
-  cmd->add_option("--tokens", args->tokens, "manifest: tokens processed");
-  cmd->add_option("--tag", args->tags, "manifest: KEY=VALUE tag (repeatable)");
+  AddManifestOptions(cmd, args->manifest);
   cmd->footer(
       "The workload follows `--`. Configuration: --config FILE and KEY=VALUE words (docs/config.md); "
       "what a run records: docs/profile.md.");
