@@ -67,10 +67,9 @@ Result<Table> TimeShareReport(sql::Db& db, int64_t run_id, const std::string& ti
 }
 
 Result<Table> KernSum(sql::Db& db, int64_t run_id) {
-  return TimeShareReport(db, run_id, "cuda_gpu_kern_sum: CUDA GPU Kernel Summary", "Instances", {"Name"},
-                         "SELECT k.total, k.n, k.mean, k.median, k.min, k.max, k.stddev, s.value "
-                         "FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1 "
-                         "ORDER BY k.total DESC, k.n, s.value");
+  return TimeShareReport(
+      db, run_id, "cuda_gpu_kern_sum: CUDA GPU Kernel Summary", "Instances", {"Name"},
+      fmt::format("SELECT k.total, k.n, k.mean, k.median, k.min, k.max, k.stddev, s.value {}", kKernelsInNsysOrder));
 }
 
 Result<Table> ApiSum(sql::Db& db, int64_t run_id) {

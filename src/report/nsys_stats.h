@@ -15,6 +15,12 @@ namespace kscope::report {
 // The reports kscope reproduces, by their nsys names.
 const std::vector<std::string_view>& NsysReportNames();
 
+// The SQL that lists a run's kernels (kernel_summary k, their names string s) in
+// cuda_gpu_kern_sum's order: by total time, then fewer launches first, then name. Every
+// kernel ranking kscope prints uses it, so it ranks as nsys does, ties included.
+inline constexpr std::string_view kKernelsInNsysOrder =
+    "FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1 ORDER BY k.total DESC, k.n, s.value";
+
 Result<Table> BuildNsysReport(store::Store& store, int64_t run_id, std::string_view report);
 
 }  // namespace kscope::report

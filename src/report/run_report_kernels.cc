@@ -1,10 +1,13 @@
 // The kernel parts of a run's report: top kernels, the bottleneck mix, the roofline.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/kernel_names.h"
 #include "analysis/ncu_kernel_sections.h"
 #include "analysis/roofline.h"
+#include "report/nsys_stats.h"
 #include "report/run_report_parts.h"
 
 namespace kscope::report::parts {
@@ -61,9 +64,7 @@ std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLau
 
 Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std::string, KernelVerdict>& verdicts,
                   json& out) {
-  auto q = store.db().Prepare(
-      "SELECT s.value, k.n, k.total, k.mean FROM kernel_summary k JOIN string s ON s.id = k.name_id "
-      "WHERE k.run_id = ?1 ORDER BY k.total DESC, s.value");
+  auto q = store.db().Prepare(fmt::format("SELECT s.value, k.n, k.total, k.mean {}", kKernelsInNsysOrder));
   if (!q.ok()) return q.error();
   q->Bind(1, timeline_run);
   struct Row {
