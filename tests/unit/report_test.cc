@@ -14,6 +14,7 @@
 #include "analysis/stages.h"
 #include "capture/profile.h"
 #include "import/import_files.h"
+#include "import/ncu/csv_records.h"
 #include "recorded_runner.h"
 #include "report/nsys_numbers.h"
 #include "report/report_text.h"
@@ -30,33 +31,19 @@ using nlohmann::json;
 
 const std::string kData = std::string(KSCOPE_TEST_DATA_DIR) + "/";
 
-// nsys's CSV rows, cells unquoted (kernel names hold commas; "" is a quote).
+// nsys's CSV rows (libcsv, as kscope's ncu CSV importer reads them).
 std::vector<std::vector<std::string>> CsvRows(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
-  std::istringstream in(testing::ReadFile(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back().push_back(c);
-        ++i;
-      } else if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        cells.emplace_back();
-      } else {
-        cells.back().push_back(c);
-      }
-    }
-    rows.push_back(cells);
-  }
+  auto read = import::ncu::ReadCsvRecords(path, [&](const import::ncu::CsvRecord& r) {
+    rows.push_back(r.fields);
+    return Status{};
+  });
+  EXPECT_TRUE(read.ok()) << path;
   return rows;
 }
 
-// Every stage figure nsys prints equals its nvtx_gpu_proj_sum, row for row, in its order.
+// Every stage figure nsys prints equals its nvtx_gpu_proj_sum, row for row, in its order,
+// and its nvtx_sum.
 class StagesFidelity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StagesFidelity, EqualNsysProjection) {
@@ -79,6 +66,17 @@ TEST_P(StagesFidelity, EqualNsysProjection) {
     EXPECT_EQ(std::to_string(st.gpu_ops), e[10]);
     EXPECT_EQ(st.kernels + st.memops, st.gpu_ops);  // kscope's own count of the work agrees
   }
+  // Instances and range time of every range: nvtx_sum's, matched by style and name.
+  size_t matched = 0;
+  for (const auto& row : CsvRows(testing::NsysData("expected/" + GetParam() + "/nvtx_sum.csv"))) {
+    for (const auto& st : *stages) {
+      if (row.size() != 10 || st.style != row[8] || st.name != row[9]) continue;
+      EXPECT_EQ(std::to_string(st.instances), row[2]) << st.name;
+      EXPECT_EQ(std::to_string(st.range_ns), row[1]) << st.name;
+      ++matched;
+    }
+  }
+  EXPECT_EQ(matched, stages->size());
 }
 INSTANTIATE_TEST_SUITE_P(Devset, StagesFidelity, ::testing::Values("llama", "tiny_cuda"));
 
