@@ -4,6 +4,8 @@
 
 #include <ostream>
 
+#include "report/json_fields.h"
+#include "report/nsys_numbers.h"
 #include "report/table.h"
 
 namespace kscope::report {
@@ -11,14 +13,6 @@ namespace kscope::report {
 using nlohmann::json;
 
 namespace {
-
-// A member of a report object, or null when absent (a report may lack parts).
-const json& G(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
 
 double Num(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
 std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
@@ -41,13 +35,15 @@ std::string Sci(const json& v) {
   if (x >= 1e6) return fmt::format("{:.2f} M", x / 1e6);
   return fmt::format("{:.0f}", x);
 }
+// A kernel's share of kernel time rounded as nsys's cuda_gpu_kern_sum rounds its Time (%).
+std::string SharePct(const json& v) { return v.is_number() ? Round1(Num(v)).text + "%" : "-"; }
 std::string Short(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; }
 
 // The stage's main verdict: its largest finding's title, else what its numbers say.
 std::string Verdict(const json& stage) {
-  const auto& f = G(stage, "findings");
-  if (f.is_array() && !f.empty()) return Str(G(f[0], "title"));
-  return fmt::format("GPU busy {:.1f}%", Num(G(stage, "gpu_busy_pct")));
+  const auto& f = Field(stage, "findings");
+  if (f.is_array() && !f.empty()) return Str(Field(f[0], "title"));
+  return fmt::format("GPU busy {:.1f}%", Num(Field(stage, "gpu_busy_pct")));
 }
 
 Table StagesTable(const json& r) {
@@ -55,13 +51,15 @@ Table StagesTable(const json& r) {
   t.title = "Stages (NVTX ranges projected onto the GPU)";
   t.columns = {"Stage", "Instances", "Range (ms)", "Projected (ms)", "GPU ops", "Kernels (ms)", "Busy %",
                "FLOPs", "MFU",       "MBU",        "Verdict"};
-  for (const auto& s : G(r, "stages")) {
-    const auto& m = G(s, "mfu");
-    std::string flops = G(m, "flops").is_number() ? Sci(G(m, "flops")) + " (" + Str(G(m, "flops_source")) + ")" : "-";
-    t.rows.push_back({std::string(static_cast<size_t>(Num(G(s, "depth"))) * 2, ' ') + Str(G(s, "name")),
-                      static_cast<int64_t>(Num(G(s, "instances"))), Ms(G(s, "range_ns")), Ms(G(s, "proj_ns")),
-                      static_cast<int64_t>(Num(G(s, "gpu_ops"))), Ms(G(s, "kernel_ns")), Pct(G(s, "gpu_busy_pct")),
-                      flops, Util(G(m, "mfu_pct")), Util(G(m, "mbu_pct")), Verdict(s)});
+  for (const auto& s : Field(r, "stages")) {
+    const auto& m = Field(s, "mfu");
+    std::string flops =
+        Field(m, "flops").is_number() ? Sci(Field(m, "flops")) + " (" + Str(Field(m, "flops_source")) + ")" : "-";
+    t.rows.push_back({std::string(static_cast<size_t>(Num(Field(s, "depth"))) * 2, ' ') + Str(Field(s, "name")),
+                      static_cast<int64_t>(Num(Field(s, "instances"))), Ms(Field(s, "range_ns")),
+                      Ms(Field(s, "proj_ns")), static_cast<int64_t>(Num(Field(s, "gpu_ops"))),
+                      Ms(Field(s, "kernel_ns")), Pct(Field(s, "gpu_busy_pct")), flops, Util(Field(m, "mfu_pct")),
+                      Util(Field(m, "mbu_pct")), Verdict(s)});
   }
   return t;
 }
@@ -71,12 +69,13 @@ Table KernelsTable(const json& r, size_t name_width) {
   t.title = "Top kernels by GPU time (nsys)";
   t.columns = {"#",      "Time %",  "Time (ms)", "Launches",  "Kernel",
                "Family", "Library", "Class",     "Occupancy", "Top stall"};
-  for (const auto& k : G(r, "top_kernels")) {
-    t.rows.push_back(
-        {static_cast<int64_t>(Num(G(k, "rank"))), Pct(G(k, "share_pct")), Ms(G(k, "total_ns")),
-         static_cast<int64_t>(Num(G(k, "launches"))), Short(Str(G(k, "base")), name_width), Str(G(k, "family")),
-         Str(G(k, "library")), G(k, "bottleneck").is_string() ? Str(G(k, "bottleneck")) : "-",
-         Pct(G(k, "achieved_occupancy_pct")), G(k, "top_stall").is_string() ? Str(G(k, "top_stall")) : "-"});
+  for (const auto& k : Field(r, "top_kernels")) {
+    t.rows.push_back({static_cast<int64_t>(Num(Field(k, "rank"))), SharePct(Field(k, "share_pct")),
+                      Ms(Field(k, "total_ns")), static_cast<int64_t>(Num(Field(k, "launches"))),
+                      Short(Str(Field(k, "base")), name_width), Str(Field(k, "family")), Str(Field(k, "library")),
+                      Field(k, "bottleneck").is_string() ? Str(Field(k, "bottleneck")) : "-",
+                      Pct(Field(k, "achieved_occupancy_pct")),
+                      Field(k, "top_stall").is_string() ? Str(Field(k, "top_stall")) : "-"});
   }
   return t;
 }
@@ -85,24 +84,24 @@ Table MixTable(const json& r) {
   Table t;
   t.title = "Bottleneck mix by GPU time";
   t.columns = {"Class", "Time %", "Time (ms)", "Kernels"};
-  for (const auto& m : G(r, "bottleneck_mix")) {
-    t.rows.push_back({Str(G(m, "bottleneck")), Pct(G(m, "share_pct")), Ms(G(m, "total_ns")),
-                      static_cast<int64_t>(Num(G(m, "kernels")))});
+  for (const auto& m : Field(r, "bottleneck_mix")) {
+    t.rows.push_back({Str(Field(m, "bottleneck")), Pct(Field(m, "share_pct")), Ms(Field(m, "total_ns")),
+                      static_cast<int64_t>(Num(Field(m, "kernels")))});
   }
   return t;
 }
 
 std::string Header(const json& r) {
-  const auto& run = G(r, "run");
-  std::string what = "run " + std::to_string(static_cast<int64_t>(Num(G(run, "id"))));
+  const auto& run = Field(r, "run");
+  std::string what = "run " + std::to_string(static_cast<int64_t>(Num(Field(run, "id"))));
   std::string details;
   for (const char* k : {"label", "model", "dtype"}) {
-    if (run[k].is_string()) details += (details.empty() ? "" : ", ") + Str(run[k]);
+    if (Field(run, k).is_string()) details += (details.empty() ? "" : ", ") + Str(Field(run, k));
   }
-  if (G(run, "batch").is_number())
-    details += (details.empty() ? "" : ", ") + fmt::format("batch {}", Num(G(run, "batch")));
+  if (Field(run, "batch").is_number())
+    details += (details.empty() ? "" : ", ") + fmt::format("batch {}", Num(Field(run, "batch")));
   if (!details.empty()) what += " (" + details + ")";
-  if (G(run, "gpu").is_string()) what += " on " + Str(G(run, "gpu"));
+  if (Field(run, "gpu").is_string()) what += " on " + Str(Field(run, "gpu"));
   return what;
 }
 
@@ -124,26 +123,26 @@ std::string MarkdownText(std::string_view s) {
 }
 
 void WriteReportSummary(const json& r, std::ostream& out) {
-  const auto& s = G(r, "summary");
+  const auto& s = Field(r, "summary");
   out << "kscope report: " << Header(r) << "\n";
   out << fmt::format(
       "wall {:.3f} s, GPU busy {:.1f}% ({} kernels: {} ms; {} copies and sets: {} ms); {} launches "
       "profiled by ncu\n",
-      Num(G(s, "wall_ns")) / 1e9, Num(G(s, "gpu_busy_pct")), static_cast<int64_t>(Num(G(s, "kernels"))),
-      Ms(G(s, "kernel_ns")), static_cast<int64_t>(Num(G(s, "memops"))), Ms(G(s, "memop_ns")),
-      static_cast<int64_t>(Num(G(s, "profiled_launches"))));
-  for (const auto& n : G(r, "notes")) out << "note: " << Str(n) << "\n";
+      Num(Field(s, "wall_ns")) / 1e9, Num(Field(s, "gpu_busy_pct")), static_cast<int64_t>(Num(Field(s, "kernels"))),
+      Ms(Field(s, "kernel_ns")), static_cast<int64_t>(Num(Field(s, "memops"))), Ms(Field(s, "memop_ns")),
+      static_cast<int64_t>(Num(Field(s, "profiled_launches"))));
+  for (const auto& n : Field(r, "notes")) out << "note: " << Str(n) << "\n";
   out << "\nFindings (whole run)\n";
-  for (const auto& f : G(G(r, "timeline"), "findings")) {
-    out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", Str(G(f, "title")), Num(G(f, "size")),
-                       Str(G(f, "fix")));
+  for (const auto& f : Field(Field(r, "timeline"), "findings")) {
+    out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", Str(Field(f, "title")), Num(Field(f, "size")),
+                       Str(Field(f, "fix")));
   }
   out << "\n";
   WriteText(StagesTable(r), out);
-  for (const auto& st : G(r, "stages")) {
-    for (const auto& f : G(st, "findings")) {
-      out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", Str(G(st, "name")), Str(G(f, "title")), Num(G(f, "size")),
-                         Str(G(f, "fix")));
+  for (const auto& st : Field(r, "stages")) {
+    for (const auto& f : Field(st, "findings")) {
+      out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", Str(Field(st, "name")), Str(Field(f, "title")),
+                         Num(Field(f, "size")), Str(Field(f, "fix")));
     }
   }
   out << "\n";
@@ -166,45 +165,50 @@ void WriteReportMarkdown(const json& r, std::ostream& out) {
     }
     out << "\n";
   };
-  const auto& s = G(r, "summary");
+  const auto& s = Field(r, "summary");
   out << "# kscope report: " << MarkdownText(Header(r)) << "\n\n";
-  if (G(G(r, "run"), "command").is_string()) out << "Command: `" << Str(G(G(r, "run"), "command")) << "`\n\n";
+  if (Field(Field(r, "run"), "command").is_string())
+    out << "Command: `" << Str(Field(Field(r, "run"), "command")) << "`\n\n";
   out << fmt::format(
       "Wall time {:.3f} s; the GPU busy {:.1f}% of it; {} kernel launches ({} ms), {} copies and sets "
       "({} ms); {} launches profiled by ncu.\n\n",
-      Num(G(s, "wall_ns")) / 1e9, Num(G(s, "gpu_busy_pct")), static_cast<int64_t>(Num(G(s, "kernels"))),
-      Ms(G(s, "kernel_ns")), static_cast<int64_t>(Num(G(s, "memops"))), Ms(G(s, "memop_ns")),
-      static_cast<int64_t>(Num(G(s, "profiled_launches"))));
-  for (const auto& n : G(r, "notes")) out << "> " << MarkdownText(Str(n)) << "\n\n";
+      Num(Field(s, "wall_ns")) / 1e9, Num(Field(s, "gpu_busy_pct")), static_cast<int64_t>(Num(Field(s, "kernels"))),
+      Ms(Field(s, "kernel_ns")), static_cast<int64_t>(Num(Field(s, "memops"))), Ms(Field(s, "memop_ns")),
+      static_cast<int64_t>(Num(Field(s, "profiled_launches"))));
+  for (const auto& n : Field(r, "notes")) out << "> " << MarkdownText(Str(n)) << "\n\n";
   out << "## Findings\n\n";
-  for (const auto& f : G(G(r, "timeline"), "findings")) {
-    out << fmt::format("- **{}** ({:.1f}% of wall time). {} *Fix:* {}\n", MarkdownText(Str(G(f, "title"))),
-                       Num(G(f, "size")), MarkdownText(Str(G(f, "detail"))), MarkdownText(Str(G(f, "fix"))));
+  for (const auto& f : Field(Field(r, "timeline"), "findings")) {
+    out << fmt::format("- **{}** ({:.1f}% of wall time). {} *Fix:* {}\n", MarkdownText(Str(Field(f, "title"))),
+                       Num(Field(f, "size")), MarkdownText(Str(Field(f, "detail"))),
+                       MarkdownText(Str(Field(f, "fix"))));
   }
   out << "\n## Stages\n\n";
   table(StagesTable(r));
-  for (const auto& st : G(r, "stages")) {
-    const auto& m = G(st, "mfu");
-    out << "### " << MarkdownText(Str(G(st, "name"))) << "\n\n";
-    for (const auto& f : G(st, "findings")) {
-      out << fmt::format("- **{}** ({:.1f}%). {} *Fix:* {}\n", MarkdownText(Str(G(f, "title"))), Num(G(f, "size")),
-                         MarkdownText(Str(G(f, "detail"))), MarkdownText(Str(G(f, "fix"))));
+  for (const auto& st : Field(r, "stages")) {
+    const auto& m = Field(st, "mfu");
+    out << "### " << MarkdownText(Str(Field(st, "name"))) << "\n\n";
+    for (const auto& f : Field(st, "findings")) {
+      out << fmt::format("- **{}** ({:.1f}%). {} *Fix:* {}\n", MarkdownText(Str(Field(f, "title"))),
+                         Num(Field(f, "size")), MarkdownText(Str(Field(f, "detail"))),
+                         MarkdownText(Str(Field(f, "fix"))));
     }
     out << fmt::format(
         "- FLOPs: {} ({}), achieved {}FLOP/s of a {} peak of {}FLOP/s ({}): MFU {}, over kernel time {}\n",
-        Sci(G(m, "flops")), Str(G(m, "flops_source")).empty() ? "none" : Str(G(m, "flops_source")),
-        Sci(G(m, "achieved_flops_per_s")), Str(G(m, "precision")).empty() ? "-" : Str(G(m, "precision")),
-        Sci(G(m, "peak_flops_per_s")), Str(G(m, "peak_source")).empty() ? "-" : Str(G(m, "peak_source")),
-        Util(G(m, "mfu_pct")), Util(G(m, "kernel_mfu_pct")));
-    out << fmt::format("- DRAM bytes: {}B ({}), {}B/s of {}B/s: MBU {}\n", Sci(G(m, "bytes")),
-                       Str(G(m, "bytes_source")).empty() ? "none" : Str(G(m, "bytes_source")),
-                       Sci(G(m, "achieved_bytes_per_s")), Sci(G(m, "peak_bytes_per_s")), Util(G(m, "mbu_pct")));
-    for (const auto& n : G(m, "notes")) out << "- " << MarkdownText(Str(n)) << "\n";
+        Sci(Field(m, "flops")), Str(Field(m, "flops_source")).empty() ? "none" : Str(Field(m, "flops_source")),
+        Sci(Field(m, "achieved_flops_per_s")), Str(Field(m, "precision")).empty() ? "-" : Str(Field(m, "precision")),
+        Sci(Field(m, "peak_flops_per_s")), Str(Field(m, "peak_source")).empty() ? "-" : Str(Field(m, "peak_source")),
+        Util(Field(m, "mfu_pct")), Util(Field(m, "kernel_mfu_pct")));
+    out << fmt::format("- DRAM bytes: {}B ({}), {}B/s of {}B/s: MBU {}\n", Sci(Field(m, "bytes")),
+                       Str(Field(m, "bytes_source")).empty() ? "none" : Str(Field(m, "bytes_source")),
+                       Sci(Field(m, "achieved_bytes_per_s")), Sci(Field(m, "peak_bytes_per_s")),
+                       Util(Field(m, "mbu_pct")));
+    for (const auto& n : Field(m, "notes")) out << "- " << MarkdownText(Str(n)) << "\n";
     out << "\n| Kernel | Launches | Time (ms) | Share | Class |\n|---|---|---|---|---|\n";
-    for (const auto& k : G(st, "top_kernels")) {
-      out << fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownText(Str(G(k, "name"))),
-                         static_cast<int64_t>(Num(G(k, "launches"))), Ms(G(k, "total_ns")), Pct(G(k, "share_pct")),
-                         G(k, "bottleneck").is_string() ? Str(G(k, "bottleneck")) : "-");
+    for (const auto& k : Field(st, "top_kernels")) {
+      out << fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownText(Str(Field(k, "name"))),
+                         static_cast<int64_t>(Num(Field(k, "launches"))), Ms(Field(k, "total_ns")),
+                         Pct(Field(k, "share_pct")),
+                         Field(k, "bottleneck").is_string() ? Str(Field(k, "bottleneck")) : "-");
     }
     out << "\n";
   }
@@ -213,20 +217,20 @@ void WriteReportMarkdown(const json& r, std::ostream& out) {
   out << "## Bottleneck mix\n\n";
   table(MixTable(r));
   out << "## Roofline\n\n| Kernel | Precision | FLOP/byte | FLOP/s | % of roof | Class |\n|---|---|---|---|---|---|\n";
-  for (const auto& p : G(G(r, "roofline"), "points")) {
-    out << fmt::format("| {} | {} | {:.3f} | {} | {:.1f}% | {} |\n", MarkdownText(Str(G(p, "kernel"))),
-                       Str(G(p, "precision")), Num(G(p, "intensity")), Sci(G(p, "achieved_flops")),
-                       Num(G(p, "pct_of_roof")), Str(G(p, "bottleneck")));
+  for (const auto& p : Field(Field(r, "roofline"), "points")) {
+    out << fmt::format("| {} | {} | {:.3f} | {} | {:.1f}% | {} |\n", MarkdownText(Str(Field(p, "kernel"))),
+                       Str(Field(p, "precision")), Num(Field(p, "intensity")), Sci(Field(p, "achieved_flops")),
+                       Num(Field(p, "pct_of_roof")), Str(Field(p, "bottleneck")));
   }
   out << "\n## Largest idle gaps\n\n| Start (ms) | Length (ms) | Host activity |\n|---|---|---|\n";
-  const double t0 = Num(G(G(r, "timeline"), "start_ns"));
-  for (const auto& g : G(G(r, "timeline"), "largest_gaps")) {
+  const double t0 = Num(Field(Field(r, "timeline"), "start_ns"));
+  for (const auto& g : Field(Field(r, "timeline"), "largest_gaps")) {
     std::string host;
-    for (const auto& h : G(g, "host")) {
-      host += fmt::format("{}{} x{} ({} ms)", host.empty() ? "" : ", ", Str(G(h, "api")),
-                          static_cast<int64_t>(Num(G(h, "calls"))), Ms(G(h, "ns")));
+    for (const auto& h : Field(g, "host")) {
+      host += fmt::format("{}{} x{} ({} ms)", host.empty() ? "" : ", ", Str(Field(h, "api")),
+                          static_cast<int64_t>(Num(Field(h, "calls"))), Ms(Field(h, "ns")));
     }
-    out << fmt::format("| {:.3f} | {} | {} |\n", (Num(G(g, "start_ns")) - t0) / 1e6, Ms(G(g, "duration_ns")),
+    out << fmt::format("| {:.3f} | {} | {} |\n", (Num(Field(g, "start_ns")) - t0) / 1e6, Ms(Field(g, "duration_ns")),
                        MarkdownText(host.empty() ? "outside CUDA calls" : host));
   }
 }

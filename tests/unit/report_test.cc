@@ -189,6 +189,47 @@ TEST(Report, MarkdownKeepsKernelNamesAsText) {
   EXPECT_EQ(report::MarkdownText("void f<(int)8, A&>(T1 *) | x"), "void f&lt;(int)8, A&amp;&gt;(T1 *) \\| x");
 }
 
+// A report without parts (no run, no kernels, no stages) is written, not a crash.
+TEST(Report, TextWritersCopeWithAnEmptyReport) {
+  std::ostringstream md;
+  std::ostringstream summary;
+  report::WriteReportMarkdown(json::object(), md);
+  report::WriteReportSummary(json::object(), summary);
+  EXPECT_EQ(md.str(), R"(# kscope report: run 0
+
+Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches ( ms), 0 copies and sets ( ms); 0 launches profiled by ncu.
+
+## Findings
+
+
+## Stages
+
+| Stage | Instances | Range (ms) | Projected (ms) | GPU ops | Kernels (ms) | Busy % | FLOPs | MFU | MBU | Verdict | 
+|---|---|---|---|---|---|---|---|---|---|---|
+
+## Top kernels
+
+| # | Time % | Time (ms) | Launches | Kernel | Family | Library | Class | Occupancy | Top stall | 
+|---|---|---|---|---|---|---|---|---|---|
+
+## Bottleneck mix
+
+| Class | Time % | Time (ms) | Kernels | 
+|---|---|---|---|
+
+## Roofline
+
+| Kernel | Precision | FLOP/byte | FLOP/s | % of roof | Class |
+|---|---|---|---|---|---|
+
+## Largest idle gaps
+
+| Start (ms) | Length (ms) | Host activity |
+|---|---|---|
+)");
+  EXPECT_EQ(summary.str().substr(0, 21), "kscope report: run 0\n");
+}
+
 // The decode stage profiled on the H100 in roofline mode: kscope profile replayed (the quick
 // discovery run, then --discovery with the roofline pass), then the report of that run.
 TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
