@@ -9,6 +9,7 @@
 #include "analysis/kernel_names.h"
 #include "analysis/launch_links.h"
 #include "analysis/nsys_events.h"
+#include "analysis/nsys_facts.h"
 #include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
@@ -70,8 +71,7 @@ Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id) {
     if (keys.count(id) == 0) keys[id] = KernelMatchKey(strings->at(id));
   }
   // Launch order and the innermost range of each kernel's launching call.
-  int64_t open_end = 0;
-  for (size_t r = 0; r < e.nvtx.start.size(); ++r) open_end = std::max({open_end, e.nvtx.start[r], e.nvtx.end[r]});
+  const int64_t open_end = OpenRangeEnd(e.nvtx);
   std::vector<int64_t> order(e.kernels.start.begin(), e.kernels.start.end());
   std::vector<std::vector<std::string>> ranges(n);
   for (const auto& link : LinkLaunches(e, open_end)) {

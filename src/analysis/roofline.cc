@@ -111,8 +111,8 @@ std::optional<std::string> DensePath(const NcuLaunch& l, const std::vector<std::
     if (!l.Number(peak)) continue;
     const double ops = l.Number(std::string(base) + ".sum").value_or(0);
     if (!chosen || ops > most) {
-      if (!chosen || ops > 0) chosen = peak;
-      most = std::max(most, ops);
+      chosen = peak;
+      most = ops;
     }
   }
   return chosen;

@@ -8,6 +8,7 @@
 
 #include "analysis/launch_links.h"
 #include "analysis/nsys_events.h"
+#include "analysis/nsys_facts.h"
 #include "store/column_codec.h"
 #include "store/event_streams.h"
 
@@ -44,8 +45,7 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   std::map<std::pair<std::string, std::string>, int> index;
   std::vector<int> stage_of(n.start.size(), -1);
   std::vector<size_t> window_of(n.start.size(), 0);  // the row's window in its stage
-  int64_t open_end = 0;
-  for (size_t r = 0; r < n.start.size(); ++r) open_end = std::max({open_end, n.start[r], n.end[r]});
+  const int64_t open_end = OpenRangeEnd(n);
   for (size_t r = 0; r < n.start.size(); ++r) {
     const std::string text = strings->count(n.text[r]) != 0 ? strings->at(n.text[r]) : "";
     const std::string domain = n.domain[r] == kNull ? "" : strings->at(n.domain[r]);

@@ -11,6 +11,7 @@
 
 #include "analysis/launch_links.h"
 #include "analysis/nsys_events.h"
+#include "analysis/nsys_facts.h"
 #include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
@@ -145,8 +146,7 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   }
 
   // Launch order (the launching call's start; the kernel's own start when unknown) and scope.
-  int64_t open_end = 0;
-  for (size_t r = 0; r < e.nvtx.start.size(); ++r) open_end = std::max({open_end, e.nvtx.start[r], e.nvtx.end[r]});
+  const int64_t open_end = analysis::OpenRangeEnd(e.nvtx);
   const size_t n = k.start.size();
   std::vector<int64_t> order_time(k.start.begin(), k.start.end());
   std::vector<char> in_scope(n, cfg.stage.empty() ? 1 : 0);

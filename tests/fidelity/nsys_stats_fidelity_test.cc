@@ -18,7 +18,7 @@ using testing::ReportCsv;
 struct Case {
   std::string export_name;
   std::string report;
-  size_t threads;  // import reader threads: 2 is one slice per table; 9 splits both tables
+  size_t threads;  // import reader threads: each table is read in at least 2 slices; 9 gives more
 };
 
 // How ctest names a case (instead of the struct's bytes).
