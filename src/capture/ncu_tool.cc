@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "capture/commands.h"
 #include "capture/process.h"
 
 namespace kscope::capture {
@@ -30,7 +31,7 @@ std::string LastLine(const std::string& path) {
 
 Status NcuBinary::ExportPage(const std::string& report, std::string_view page, const std::string& out_path) {
   const std::string err_path = out_path + ".stderr";
-  auto run = RunProcess({path_, "--import", report, "--page", std::string(page), "--csv"}, out_path, err_path);
+  auto run = RunProcess(NcuExportArgv(path_, report, std::string(page)), out_path, err_path);
   if (!run.ok()) return run.error();
   if (run->exit_code != 0) {
     return Error{report,

@@ -29,12 +29,6 @@ std::string Now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
 }
 
-std::string Joined(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
-
 // The state of one profile run: its directory, its manifest and the steps taken.
 struct Capture {  // NOLINT(bugprone-exception-escape): its implicit constructor allocates nothing
   int64_t run_id = 0;
@@ -123,7 +117,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   // The run, in the store and on disk, before anything long starts.
   Capture cap;
   store::Manifest manifest = req.manifest;
-  manifest.command = Joined(req.workload);
+  manifest.command = ShellQuote(req.workload);
   manifest.nsys_version = versions->nsys.empty() ? std::nullopt : std::optional<std::string>(versions->nsys);
   manifest.ncu_version = versions->ncu;
   if (!cfg.model.name.empty() && !manifest.model) manifest.model = cfg.model.name;
