@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -42,41 +43,46 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
 
   // One stage per (name, style); the NVTX rows of each.
   std::vector<Stage> stages;
-  std::map<std::pair<std::string, std::string>, int> index;
+  std::map<std::pair<std::string, std::string>, int> index;         // (name, style) -> stage
+  std::map<std::tuple<int64_t, int64_t, std::string>, int> by_ids;  // (domain, text, style) ids -> stage
   std::vector<int> stage_of(n.start.size(), -1);
   std::vector<size_t> window_of(n.start.size(), 0);  // the row's window in its stage
   const int64_t open_end = OpenRangeEnd(n);
   for (size_t r = 0; r < n.start.size(); ++r) {
-    const std::string text = strings->count(n.text[r]) != 0 ? strings->at(n.text[r]) : "";
-    const std::string domain = n.domain[r] == kNull ? "" : strings->at(n.domain[r]);
-    const std::string style = StyleOf(n.event_type[r]);
-    std::string name = domain;
-    name.append(":").append(text);
-    auto [it, added] = index.try_emplace({name, style}, static_cast<int>(index.size()));
-    stage_of[r] = it->second;
-    if (added) {
-      Stage s;
-      s.name = name;
-      s.text = text;
-      s.style = style;
-      stages.push_back(std::move(s));
+    auto [known, first] = by_ids.try_emplace({n.domain[r], n.text[r], StyleOf(n.event_type[r])}, -1);
+    if (first) {  // names are built once per distinct range, not once per row
+      const std::string text = strings->count(n.text[r]) != 0 ? strings->at(n.text[r]) : "";
+      const std::string domain = n.domain[r] == kNull ? "" : strings->at(n.domain[r]);
+      const std::string& style = std::get<2>(known->first);
+      std::string name = domain;
+      name.append(":").append(text);
+      auto [it, added] = index.try_emplace({name, style}, static_cast<int>(index.size()));
+      if (added) {
+        Stage s;
+        s.name = name;
+        s.text = text;
+        s.style = style;
+        stages.push_back(std::move(s));
+      }
+      known->second = it->second;
     }
-    Stage& s = stages[static_cast<size_t>(it->second)];
+    stage_of[r] = known->second;
+    Stage& s = stages[static_cast<size_t>(known->second)];
     ++s.instances;
     const int64_t end = n.end[r] == kNull ? open_end : n.end[r];
     s.range_ns += end - n.start[r];
     window_of[r] = s.windows.size();
     s.windows.push_back({n.start[r], end});
   }
-  // The tree: a stage's parent is the stage its instances most often sit in.
+  // The tree: a stage's parent is the stage its instances most often sit in (votes gathered
+  // in one pass over the rows; ties go to the stage seen first).
+  std::vector<std::map<int, int>> votes(stages.size());
+  for (size_t r = 0; r < n.start.size(); ++r) {
+    if (n.parent[r] != kNull) ++votes[static_cast<size_t>(stage_of[r])][stage_of[static_cast<size_t>(n.parent[r])]];
+  }
   for (size_t i = 0; i < stages.size(); ++i) {
-    std::map<int, int> votes;
-    for (size_t r = 0; r < n.start.size(); ++r) {
-      if (stage_of[r] != static_cast<int>(i) || n.parent[r] == kNull) continue;
-      ++votes[stage_of[static_cast<size_t>(n.parent[r])]];
-    }
     int best = -1, most = 0;
-    for (const auto& [p, count] : votes) {
+    for (const auto& [p, count] : votes[i]) {
       if (count > most && p != static_cast<int>(i)) best = p, most = count;
     }
     stages[i].parent = best;
