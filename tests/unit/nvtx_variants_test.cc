@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
+#include "analysis/stages.h"
 #include "import/import_files.h"
 #include "test_support.h"
 
@@ -68,6 +70,28 @@ TEST(NvtxVariants, RangesClosedOnAnotherThreadAreLeftOutOfTheGpuProjection) {
   EXPECT_NE(proj.find(":prefill,PushPop,473017,164206,1,"), std::string::npos) << proj;
   EXPECT_EQ(proj.find(":decode"), std::string::npos) << proj;
   EXPECT_NE(ReportCsv(file, "nvtx_sum").find("StartEnd,:decode"), std::string::npos);
+  fs::remove(file);
+}
+
+// A push/pop range around both of tiny_cuda's ranges makes a tree of stages: 'step' at the
+// root, prefill and decode inside it.
+TEST(NvtxVariants, NestedRangesMakeATreeOfStages) {
+  const std::string file =
+      ModifiedTiny("nested",
+                   "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) "
+                   "SELECT min(start) - 1000, max(end) + 1000, 59, 'step', globalTid, 0 FROM NVTX_EVENTS");
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  auto out = import::ImportFiles(*s, {file}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  auto stages = analysis::ComputeStages(*s, out->front().run_id);
+  ASSERT_TRUE(stages.ok());
+  std::map<std::string, std::pair<std::string, int>> tree;  // stage -> (parent, depth)
+  for (const auto& st : *stages) {
+    tree[st.name] = {st.parent < 0 ? "" : (*stages)[static_cast<size_t>(st.parent)].name, st.depth};
+  }
+  const std::map<std::string, std::pair<std::string, int>> expected = {
+      {":step", {"", 0}}, {":prefill", {":step", 1}}, {":decode", {":step", 1}}};
+  EXPECT_EQ(tree, expected);
   fs::remove(file);
 }
 
