@@ -13,7 +13,7 @@ namespace {
 
 struct KernelsArgs {
   int64_t run = 0;
-  std::string which, format = "table", config;
+  std::string which, format = "table";
 };
 
 report::Format ParseFormat(const std::string& f) {
@@ -40,7 +40,7 @@ void WriteTables(const std::vector<report::Table>& tables, report::Format format
 }
 
 int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
-  auto cfg = config::LoadConfig(a.config.empty() ? global.config : a.config, global.overrides);
+  auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
   auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
@@ -63,7 +63,6 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
   CLI::App* cmd = app.add_subcommand("kernels", "Profiled kernels of a run by GPU time, with class and roofline");
   cmd->add_option("run", list->run, "run id (kscope runs)")->required();
   cmd->add_option("--format,-f", list->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->add_option("--config", list->config, "configuration file (YAML; classify.* thresholds)");
   cmd->callback([list, &global, &exit_code] { exit_code = Run(*list, global, false); });
 
   auto detail = std::make_shared<KernelsArgs>();
@@ -71,7 +70,6 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
   one->add_option("run", detail->run, "run id (kscope runs)")->required();
   one->add_option("kernel", detail->which, "the kernel's ID in `kscope kernels`, or part of its name")->required();
   one->add_option("--format,-f", detail->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
-  one->add_option("--config", detail->config, "configuration file (YAML; classify.* thresholds)");
   one->callback([detail, &global, &exit_code] { exit_code = Run(*detail, global, true); });
 }
 

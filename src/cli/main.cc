@@ -21,6 +21,7 @@ namespace {
 int Run(int argc, char** argv) {
   CLI::App app{"kscope: where GPU time goes and why, from nsys and ncu data"};
   app.require_subcommand(1);
+  app.fallthrough();  // --db, --config and --set may also follow the verb
   kscope::cli::GlobalOptions global;
   // Everything after `--` is the workload of kscope profile, passed on untouched.
   for (int i = 1; i < argc; ++i) {
