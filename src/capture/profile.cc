@@ -109,8 +109,13 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   const fs::path pre_logs = fs::path(cfg.profile.runs_dir) / ".preflight";  // this run's checks only
   fs::remove_all(pre_logs, ec);
   fs::create_directories(pre_logs, ec);
-  auto versions = CheckToolVersions(runner_, tools_, pre_logs.string(), req.discovery_run == 0, true);
-  if (!versions.ok()) return versions.error();
+  const bool need_nsys = req.discovery_run == 0;
+  if (!versions_.contains(need_nsys)) {
+    auto checked = CheckToolVersions(runner_, tools_, pre_logs.string(), need_nsys, true);
+    if (!checked.ok()) return checked.error();
+    versions_[need_nsys] = *checked;
+  }
+  const ToolVersions* versions = &versions_[need_nsys];
   auto gpu = QueryGpu(runner_, pre_logs.string());
   if (!gpu.ok()) return gpu.error();
 
@@ -158,9 +163,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"steps", json::array()},
                   {"notes", json::array()}};
   if (*gpu) cap.manifest["gpu"] = ToJson(**gpu);
-  if (auto torch = TorchVersion(runner_, req.workload, cap.dir.logs().string())) {
-    cap.manifest["environment"]["torch"] = *torch;
-  }
+  if (!torch_.contains(req.workload[0]))
+    torch_[req.workload[0]] = TorchVersion(runner_, req.workload, cap.dir.logs().string());
+  if (const auto& torch = torch_[req.workload[0]]) cap.manifest["environment"]["torch"] = *torch;
   cap.manifest["ncu_settings"] = {{"mode", cfg.ncu.mode},
                                   {"sections", NcuSections(cfg.ncu)},
                                   {"replay", cfg.ncu.replay},

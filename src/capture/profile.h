@@ -58,6 +58,11 @@ class ProfileSession {
   Toolchain tools_;
   std::ostream& out_;
   bool tty_;
+  // What cannot change between the runs of one session (the points of a sweep): the tools'
+  // versions (by whether nsys is needed) and the torch version of the workload's interpreter
+  // (a Python start that takes seconds). The GPU is asked each run: its clocks may change.
+  std::map<bool, ToolVersions> versions_;
+  std::map<std::string, std::optional<std::string>> torch_;
 };
 
 }  // namespace kscope::capture

@@ -201,6 +201,30 @@ TEST_F(ProfileReplay, MissingImporterLibrariesAreExplained) {
             "the importer needs libdw.so.1 and libelf.so.1 (Debian/Ubuntu: libdw1, libelf1); kscope do");
 }
 
+// The points of a sweep share one session: tool versions and torch are asked once, the GPU
+// (its clocks) each run; every run's manifest still records them all.
+TEST_F(ProfileReplay, ASessionAsksToolAndTorchVersionsOnce) {
+  capture::ProfileSession session(*store_, runner_, {"nsys", "ncu"}, screen_, false);
+  capture::ProfileRequest req;
+  req.workload = kWorkload;
+  req.config = config_;
+  auto first = session.Run(req);
+  ASSERT_TRUE(first.ok() && !first->error);
+  const size_t calls_of_first = runner_.calls.size();
+  auto second = session.Run(req);
+  ASSERT_TRUE(second.ok() && !second->error);
+  std::vector<std::string> kinds;
+  for (size_t i = calls_of_first; i < runner_.calls.size(); ++i) kinds.push_back(runner_.calls[i].first);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"nvidia-smi", "nsys profile", "nsys export", "ncu profile",
+                                             "ncu export raw", "ncu export details"}));
+  const auto m = nlohmann::json::parse(testing::ReadFile(second->run_dir + "/manifest.json"));
+  const auto m1 = nlohmann::json::parse(testing::ReadFile(first->run_dir + "/manifest.json"));
+  ASSERT_TRUE(m1["environment"]["torch"].is_string());
+  EXPECT_EQ(m["environment"]["torch"], m1["environment"]["torch"]);
+  EXPECT_EQ(m["tools"], m1["tools"]);
+  EXPECT_EQ(store_->GetRun(second->run_id)->manifest.ncu_version, "2025.3.1.0");
+}
+
 TEST_F(ProfileReplay, InterruptedDuringNcuKeepsTheDiscoveryAndMarksTheRun) {
   runner_.replies["ncu profile"] = testing::Prints(kRun + "ncu_pass1.log");
   runner_.replies["ncu profile"].signal = 15;
