@@ -65,33 +65,29 @@ Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t t
   return rows;
 }
 
-Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int64_t timeline_run,
-                                      const std::vector<KernelRowInfo>& kernel_rows) {
+ProfiledWork GatherProfiledWork(const std::vector<NcuLaunch>& launches, int64_t timeline_run,
+                                const std::vector<KernelRowInfo>& rows) {
   ProfiledWork w;
-  auto launches = LoadNcuLaunches(store, ncu_run);
-  if (!launches.ok()) return launches.error();
-  const auto* rows = &kernel_rows;
-  std::map<ConfigKey, std::vector<const NcuLaunch*>> by_config;
+  std::map<ConfigKey, std::vector<std::pair<const NcuLaunch*, Roofline>>> by_config;
   std::map<std::string, std::vector<double>> peaks;
   std::vector<double> bandwidths, clocks;
-  for (const auto& l : *launches) {
+  for (const auto& l : launches) {
     if (!l.kernel_index || l.kernel_run != timeline_run) continue;
     const auto row = static_cast<size_t>(*l.kernel_index);
-    if (row >= rows->size()) continue;
-    by_config[(*rows)[row].config].push_back(&l);
-    const Roofline roof = ComputeRoofline(l);
+    if (row >= rows.size()) continue;
+    Roofline roof = ComputeRoofline(l);
     for (const auto& p : roof.points) peaks[std::string(p.precision)].push_back(p.peak_flops);
     if (!roof.points.empty()) bandwidths.push_back(roof.points.front().peak_dram_bytes_per_s);
     if (auto hz = l.Number("sm__cycles_elapsed.avg.per_second")) clocks.push_back(*hz);
+    by_config[rows[row].config].emplace_back(&l, std::move(roof));
   }
   for (const auto& [key, ls] : by_config) {
     ProfiledConfig pc;
     pc.launches = static_cast<int64_t>(ls.size());
     double bytes = 0;
     int64_t with_bytes = 0;
-    for (const NcuLaunch* l : ls) {
+    for (const auto& [l, roof] : ls) {
       const double seconds = l->Number("gpu__time_duration.sum").value_or(0) * 1e-9;
-      const Roofline roof = ComputeRoofline(*l);
       for (const auto& p : roof.points) {
         pc.flops[std::string(p.precision)] += p.achieved_flops * seconds / static_cast<double>(ls.size());
         w.has_flops = true;

@@ -49,10 +49,10 @@ struct KernelRowInfo {
 Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run,
                                                   const NsysEvents* events = nullptr);
 
-// The profiled launches of `ncu_run` linked to kernels of `timeline_run` (rows: its kernel
-// rows, LoadKernelRows), by configuration.
-Result<ProfiledWork> LoadProfiledWork(store::Store& store, int64_t ncu_run, int64_t timeline_run,
-                                      const std::vector<KernelRowInfo>& rows);
+// The work of the profiled `launches` (an ncu run's, LoadNcuLaunches) linked to kernels of
+// `timeline_run` (rows: its kernel rows, LoadKernelRows), by configuration.
+ProfiledWork GatherProfiledWork(const std::vector<NcuLaunch>& launches, int64_t timeline_run,
+                                const std::vector<KernelRowInfo>& rows);
 
 struct StageMfu {
   std::optional<double> flops;  // the FLOPs the utilization uses

@@ -34,9 +34,10 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
 void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t,
                  nlohmann::json& out);
 // "stages": the NVTX stages with their GPU figures, top kernels, MFU/MBU and diagnosis.
-Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
-                 const analysis::TimelineEvents& events, const std::map<std::string, KernelVerdict>& verdicts,
-                 const config::Config& config, const std::string& gpu, const std::string& dtype, nlohmann::json& out);
+Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<analysis::NcuLaunch>& launches,
+                 const analysis::NsysEvents& nsys, const analysis::TimelineEvents& events,
+                 const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
+                 const std::string& gpu, const std::string& dtype, nlohmann::json& out);
 
 nlohmann::json FindingsJson(const std::vector<analysis::Finding>& findings);
 // A number, or null when absent.

@@ -40,15 +40,15 @@ json MfuJson(const analysis::StageMfu& m) {
 
 }  // namespace
 
-Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, const analysis::NsysEvents& nsys,
-                 const analysis::TimelineEvents& events, const std::map<std::string, KernelVerdict>& verdicts,
-                 const config::Config& config, const std::string& gpu, const std::string& dtype, json& out) {
+Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<analysis::NcuLaunch>& launches,
+                 const analysis::NsysEvents& nsys, const analysis::TimelineEvents& events,
+                 const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
+                 const std::string& gpu, const std::string& dtype, json& out) {
   auto stages = analysis::ComputeStages(store, timeline_run, &nsys);
   if (!stages.ok()) return stages.error();
   auto rows = analysis::LoadKernelRows(store, timeline_run, &nsys);
   if (!rows.ok()) return rows.error();
-  auto work = analysis::LoadProfiledWork(store, ncu_run, timeline_run, *rows);
-  if (!work.ok()) return work.error();
+  const auto work = analysis::GatherProfiledWork(launches, timeline_run, *rows);
   std::vector<int64_t> name_ids;
   for (const auto& s : *stages) {
     for (const auto& k : s.kernels_by_time) name_ids.push_back(k.name_id);
@@ -73,7 +73,7 @@ Status AddStages(store::Store& store, int64_t timeline_run, int64_t ncu_run, con
             s.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(s.kernel_ns) : 0.0},
            {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)}});
     }
-    const auto mfu = analysis::ComputeStageMfu(s, *rows, *work, config.model, gpu, dtype);
+    const auto mfu = analysis::ComputeStageMfu(s, *rows, work, config.model, gpu, dtype);
     list.push_back({{"id", s.id},
                     {"name", s.name},
                     {"text", s.text},
