@@ -4,6 +4,15 @@
 
 namespace kscope::store {
 
+Result<int64_t> NextChunk(sql::Db& db, int64_t run_id, std::string_view stream) {
+  auto q = db.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run_id).Bind(2, stream);
+  const int64_t next = q->Step() ? q->Int(0) : 0;
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  return next;
+}
+
 EventWriter::EventWriter(sql::Db& db, int64_t run_id, const StreamSpec& spec, std::mutex* db_lock)
     : db_(db), db_lock_(db_lock), run_id_(run_id), spec_(spec), columns_(spec.columns.size()) {}
 
@@ -26,10 +35,9 @@ Status EventWriter::Flush() {
   // to the same stream, each chunk whole.
   int64_t chunk = next_chunk_;
   if (chunk < 0) {
-    auto q = db_.Prepare("SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
-    if (!q.ok()) return q.error();
-    q->Bind(1, run_id_).Bind(2, spec_.name);
-    chunk = q->Step() ? q->Int(0) : 0;
+    auto next = NextChunk(db_, run_id_, spec_.name);
+    if (!next.ok()) return next.error();
+    chunk = *next;
   } else {
     ++next_chunk_;
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "store/column_codec.h"
@@ -18,6 +19,9 @@
 namespace kscope::store {
 
 inline constexpr size_t kChunkRows = 65536;
+
+// The number the next chunk of a run's stream takes: one past its last (0 for a new stream).
+Result<int64_t> NextChunk(sql::Db& db, int64_t run_id, std::string_view stream);
 
 class EventWriter {
  public:

@@ -135,11 +135,9 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   auto api_rows = ctx.RowEstimate(*db, api_table);
   if (!api_rows.ok()) return api_rows.error();
   for (const auto* spec : {&store::kKernelStream, &store::kApiStream}) {
-    auto q = target.store.db().Prepare(
-        "SELECT coalesce(max(chunk) + 1, 0) FROM event_chunk WHERE run_id = ?1 AND stream = ?2");
-    if (!q.ok()) return q.error();
-    q->Bind(1, target.run_id).Bind(2, spec->name);
-    ctx.chunk_base[std::string(spec->name)] = q->Step() ? q->Int(0) : 0;
+    auto next = store::NextChunk(target.store.db(), target.run_id, spec->name);
+    if (!next.ok()) return next.error();
+    ctx.chunk_base[std::string(spec->name)] = *next;
   }
   auto& f = target.facts;
   const size_t kernel_base = f.kernels.start.size();
