@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/nsys_events.h"
+#include "store/column_codec.h"
 
 namespace kscope::analysis {
 
@@ -61,5 +62,22 @@ class CallRanges {
 
 // The process bits of a global thread or process id.
 inline constexpr int64_t kPidMask = static_cast<int64_t>(0xFFFFFFFFFF000000ULL);
+
+// Links one CUDA call (its thread, correlation id and time span): emit(op, range) for each GPU
+// operation it launched and each NVTX range around it, range -1 when none is. Calls without a
+// thread or correlation id launch nothing. `scratch` is reused from call to call.
+template <class Emit>
+void LinkCall(const OpIndex& ops, const CallRanges& ranges, int64_t tid, int64_t correlation, int64_t start,
+              int64_t end, std::vector<int32_t>& scratch, Emit&& emit) {
+  if (correlation == store::kNull || tid == store::kNull) return;
+  const auto launched = ops.Find(tid & kPidMask, correlation);
+  if (launched.empty()) return;
+  scratch.clear();
+  ranges.Containing(tid, start, end, scratch);
+  for (uint32_t op : launched) {
+    if (scratch.empty()) emit(op, -1);
+    for (int32_t r : scratch) emit(op, r);
+  }
+}
 
 }  // namespace kscope::analysis

@@ -9,8 +9,6 @@
 
 namespace kscope::analysis {
 
-using store::kNull;
-
 std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end) {
   const auto& a = e.api;
   const OpIndex ops(e.kernels.global_pid, e.kernels.correlation, e.memops.global_pid, e.memops.correlation);
@@ -20,15 +18,10 @@ std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end
   auto link_calls = [&](size_t begin, size_t end, std::vector<LaunchLink>& out) {
     std::vector<int32_t> containing;
     for (size_t c = begin; c < end; ++c) {
-      if (a.correlation[c] == kNull || a.global_tid[c] == kNull) continue;
-      const auto launched = ops.Find(a.global_tid[c] & kPidMask, a.correlation[c]);
-      if (launched.empty()) continue;
-      containing.clear();
-      ranges.Containing(a.global_tid[c], a.start[c], a.end[c], containing);
-      for (uint32_t op : launched) {
-        if (containing.empty()) out.push_back({op, static_cast<uint32_t>(c), -1});
-        for (int32_t r : containing) out.push_back({op, static_cast<uint32_t>(c), r});
-      }
+      LinkCall(ops, ranges, a.global_tid[c], a.correlation[c], a.start[c], a.end[c], containing,
+               [&](uint32_t op, int32_t r) {
+                 out.push_back({op, static_cast<uint32_t>(c), r});
+               });
     }
   };
   // The calls are independent once the tables are built: link them in parts, in parallel,

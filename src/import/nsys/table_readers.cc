@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 
 #include "analysis/nvtx_nesting.h"
 
@@ -126,18 +127,14 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops,
     }
     durations->Add(row[a::kEnd] - row[a::kStart]);
     const int64_t tid = row[a::kGlobalTid];
-    if (row[a::kCorrelation] == kNull || tid == kNull) continue;
-    const auto launched = ops.Find(tid & analysis::kPidMask, row[a::kCorrelation]);
-    if (launched.empty()) continue;
-    containing.clear();
-    ranges.Containing(tid, row[a::kStart], row[a::kEnd], containing);
-    const uint32_t thread = analysis::ThreadIndex(facts.threads, tid);
-    for (uint32_t op : launched) {
-      const uint32_t id =
-          op < ops.kernels() ? op : analysis::NsysFacts::kMemop | static_cast<uint32_t>(op - ops.kernels());
-      if (containing.empty()) facts.launches.push_back({id, -1, thread});
-      for (int32_t r : containing) facts.launches.push_back({id, r, thread});
-    }
+    std::optional<uint32_t> thread;  // looked up only for calls that launched work
+    analysis::LinkCall(
+        ops, ranges, tid, row[a::kCorrelation], row[a::kStart], row[a::kEnd], containing, [&](uint32_t op, int32_t r) {
+          if (!thread) thread = analysis::ThreadIndex(facts.threads, tid);
+          const uint32_t id =
+              op < ops.kernels() ? op : analysis::NsysFacts::kMemop | static_cast<uint32_t>(op - ops.kernels());
+          facts.launches.push_back({id, r, *thread});
+        });
   }
   if (!q->status().ok()) return ctx.ReadError(*db, table);
   return ctx.Finish(out);
