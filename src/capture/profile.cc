@@ -1,6 +1,5 @@
 #include "capture/profile.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "capture/tool_output.h"
 #include "import/import_files.h"
 #include "util/closest.h"
+#include "util/utc_now.h"
 
 namespace kscope::capture {
 
@@ -23,11 +23,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string Now() {
-  const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now);
-}
 
 // The state of one profile run: its directory, its manifest and the steps taken.
 struct Capture {  // NOLINT(bugprone-exception-escape): its implicit constructor allocates nothing
@@ -148,7 +143,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   cap.manifest = {{"kscope_run", cap.run_id},
                   {"status", "running"},
-                  {"started_at", Now()},
+                  {"started_at", UtcNow()},
                   {"host", host},
                   {"cwd", fs::current_path(ec).string()},
                   {"run_dir", fs::absolute(cap.dir.root, ec).string()},  // where kscope report writes
@@ -183,7 +178,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     result.error = error;
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cap.t0).count();
     cap.manifest["status"] = result.complete ? "complete" : "incomplete";
-    cap.manifest["finished_at"] = Now();
+    cap.manifest["finished_at"] = UtcNow();
     cap.manifest["seconds"] = std::round(result.seconds * 10) / 10;
     if (error) cap.manifest["error"] = error->Line();
     KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));

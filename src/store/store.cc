@@ -1,14 +1,13 @@
 #include "store/store.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "store/schema.h"
+#include "util/utc_now.h"
 
 namespace kscope::store {
 
@@ -86,9 +85,8 @@ Result<int64_t> Store::CreateRun(const Manifest& m) {
       "INSERT INTO run(imported_at, label, model, dtype, batch, tokens, gpu, driver, cuda_version, nsys_version, "
       "ncu_version, command, tags) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
   if (!st.ok()) return st.error();
-  const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
   nlohmann::json tags = m.tags;
-  st->Bind(1, fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now))
+  st->Bind(1, UtcNow())
       .Bind(2, m.label)
       .Bind(3, m.model)
       .Bind(4, m.dtype)
