@@ -57,6 +57,8 @@ CallRanges::CallRanges(const NsysEvents::Nvtx& nvtx, int64_t open_range_end) : n
   for (size_t r = 0; r < n_.start.size(); ++r) {
     if (n_.end_global_tid[r] == kNull) threads_[n_.global_tid[r]].rows.push_back(static_cast<uint32_t>(r));
   }
+  for (auto& [tid, t] : threads_) process_threads_[tid & kPidMask].push_back(tid);
+  for (auto& [pid, tids] : process_threads_) std::sort(tids.begin(), tids.end());
   for (auto& [tid, t] : threads_) {
     std::sort(t.rows.begin(), t.rows.end(), [&](uint32_t x, uint32_t y) {
       if (n_.start[x] != n_.start[y]) return n_.start[x] < n_.start[y];
@@ -95,6 +97,12 @@ void CallRanges::Containing(int64_t tid, int64_t start, int64_t end, std::vector
       if (End(*it) >= end) out.push_back(static_cast<int32_t>(*it));
     }
   }
+}
+
+const std::vector<int64_t>& CallRanges::ThreadsOf(int64_t pid) const {
+  static const std::vector<int64_t> kNone;
+  auto it = process_threads_.find(pid);
+  return it == process_threads_.end() ? kNone : it->second;
 }
 
 }  // namespace kscope::analysis

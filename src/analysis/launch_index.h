@@ -48,6 +48,8 @@ class CallRanges {
   // Appends to `out` the ranges of thread `tid` that contain [start, end]: innermost first
   // when the thread's ranges nest, else in start order.
   void Containing(int64_t tid, int64_t start, int64_t end, std::vector<int32_t>& out) const;
+  // The threads of process `pid` (global process id bits) that have ranges, in id order.
+  [[nodiscard]] const std::vector<int64_t>& ThreadsOf(int64_t pid) const;
 
  private:
   struct Thread {
@@ -58,6 +60,7 @@ class CallRanges {
   const NsysEvents::Nvtx& n_;
   int64_t open_end_;
   std::unordered_map<int64_t, Thread> threads_;
+  std::unordered_map<int64_t, std::vector<int64_t>> process_threads_;
 };
 
 // The process bits of a global thread or process id.

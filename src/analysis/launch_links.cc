@@ -9,7 +9,7 @@
 
 namespace kscope::analysis {
 
-std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end) {
+std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end, LinkScope scope) {
   const auto& a = e.api;
   const OpIndex ops(e.kernels.global_pid, e.kernels.correlation, e.memops.global_pid, e.memops.correlation);
   const CallRanges ranges(e.nvtx, open_range_end);
@@ -18,10 +18,23 @@ std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end
   auto link_calls = [&](size_t begin, size_t end, std::vector<LaunchLink>& out) {
     std::vector<int32_t> containing;
     for (size_t c = begin; c < end; ++c) {
+      bool launched = false;
       LinkCall(ops, ranges, a.global_tid[c], a.correlation[c], a.start[c], a.end[c], containing,
                [&](uint32_t op, int32_t r) {
                  out.push_back({op, static_cast<uint32_t>(c), r});
+                 launched = true;
                });
+      if (!launched || scope != LinkScope::kOtherThreads) continue;
+      const int64_t tid = a.global_tid[c];
+      for (const int64_t other : ranges.ThreadsOf(tid & kPidMask)) {
+        if (other == tid) continue;
+        containing.clear();
+        ranges.Containing(other, a.start[c], a.start[c], containing);
+        if (containing.empty()) continue;
+        for (const uint32_t op : ops.Find(tid & kPidMask, a.correlation[c])) {
+          for (const int32_t r : containing) out.push_back({op, static_cast<uint32_t>(c), r, true});
+        }
+      }
     }
   };
   // The calls are independent once the tables are built: link them in parts, in parallel,

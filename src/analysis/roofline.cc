@@ -155,4 +155,23 @@ Roofline ComputeRoofline(const NcuLaunch& l) {
   return r;
 }
 
+const std::vector<std::string>& RooflineMetrics() {
+  static const std::vector<std::string> kMetrics = [] {
+    std::vector<std::string> m = {"dram__bytes.sum.per_second", "dram__bytes.sum.peak_sustained",
+                                  "dram__cycles_elapsed.avg.per_second"};
+    auto add = [&](std::string_view metric) {
+      if (std::find(m.begin(), m.end(), metric) == m.end()) m.emplace_back(metric);
+    };
+    for (const PrecisionSpec& spec : Specs()) {
+      for (const Term& t : spec.achieved) add(t.metric);
+      add(spec.achieved_clock);
+      for (const Term& t : spec.peak) add(t.metric);
+      add(spec.peak_clock);
+      for (std::string_view path : spec.dense_paths) add(std::string(path) + ".sum.peak_sustained");
+    }
+    return m;
+  }();
+  return kMetrics;
+}
+
 }  // namespace kscope::analysis

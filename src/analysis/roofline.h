@@ -37,4 +37,7 @@ struct Roofline {
 
 Roofline ComputeRoofline(const NcuLaunch& launch);
 
+// Every metric ComputeRoofline reads, each once: what a profile collects for a full roofline.
+const std::vector<std::string>& RooflineMetrics();
+
 }  // namespace kscope::analysis

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/launch_flops.h"
+
 namespace kscope::capture {
 
 std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::NsysConfig& c,
@@ -11,6 +13,7 @@ std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::
   if (!c.capture_range.empty()) {
     a.insert(a.end(), {"--capture-range=nvtx", "--nvtx-capture=" + c.capture_range, "--capture-range-end=stop"});
   }
+  if (!c.pytorch.empty()) a.push_back("--pytorch=" + c.pytorch);
   a.insert(a.end(), {"-o", out_base, "--force-overwrite=true"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
@@ -43,9 +46,21 @@ std::vector<std::string> NcuSections(const config::NcuConfig& c) {
   return s;
 }
 
+int64_t EstimatedPasses(const config::NcuConfig& c) {
+  int64_t passes = c.mode == "roofline" ? 32 : c.mode == "deep" ? 20 : 11;
+  passes += static_cast<int64_t>(c.sections.size());  // a section more: a pass more, about
+  if (c.flops == "on" && c.mode != "roofline") passes += 6;
+  return passes;
+}
+
+std::vector<std::string> NcuMetrics(const config::NcuConfig& c) {
+  if (c.flops != "on") return {};
+  return analysis::FlopMetrics();
+}
+
 namespace {
 std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
-                                   const std::string& filter) {
+                                   const std::string& filter, const std::vector<std::string>& metrics) {
   std::vector<std::string> a{ncu,
                              "--target-processes",
                              c.target_processes,
@@ -61,6 +76,11 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConf
                              std::to_string(sel.launches)};
   if (!sel.nvtx_include.empty()) a.insert(a.end(), {"--nvtx", "--nvtx-include", sel.nvtx_include});
   for (const auto& s : NcuSections(c)) a.insert(a.end(), {"--section", s});
+  if (!metrics.empty()) {
+    std::string list;
+    for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
+    a.insert(a.end(), {"--metrics", list});
+  }
   a.insert(a.end(),
            {"--replay-mode", c.replay, "--clock-control", c.clock_control, "--cache-control", c.cache_control});
   return a;
@@ -68,9 +88,9 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConf
 }  // namespace
 
 std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
-                                        const NcuPass& pass, const std::string& out_base,
-                                        const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, pass.filter);
+                                        const NcuPass& pass, const std::vector<std::string>& metrics,
+                                        const std::string& out_base, const std::vector<std::string>& workload) {
+  auto a = NcuCommon(ncu, c, sel, pass.filter, metrics);
   a.insert(a.end(), {"-o", out_base, "-f"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
@@ -78,8 +98,9 @@ std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::Nc
 }
 
 std::vector<std::string> NcuKernelArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
-                                       const SelectedKernel& k, const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, k.filter);
+                                       const SelectedKernel& k, const std::vector<std::string>& metrics,
+                                       const std::vector<std::string>& workload) {
+  auto a = NcuCommon(ncu, c, sel, k.filter, metrics);
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
   return a;

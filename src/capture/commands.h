@@ -21,14 +21,21 @@ std::vector<std::string> NsysExportArgv(const std::string& nsys, const std::stri
 
 // The sections of an ncu mode (quick, deep, roofline) plus the configured extra ones.
 std::vector<std::string> NcuSections(const config::NcuConfig& c);
+// About how many replay passes ncu takes per launch for the mode's sections and the metrics
+// (ncu 2025.3 on an H100: quick 11, with the FLOP counters 17); for the selection's budget.
+int64_t EstimatedPasses(const config::NcuConfig& c);
+// The metrics asked for on top of the sections: the FLOP counters (ncu.flops), before the
+// check against what the installed ncu offers (capture/ncu_catalog.h).
+std::vector<std::string> NcuMetrics(const config::NcuConfig& c);
 // One deep pass: its kernels' union filter and launch window, NVTX-gated when the selection
-// is; the report is `out_base`.ncu-rep.
+// is, the sections of the mode and `metrics`; the report is `out_base`.ncu-rep.
 std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
-                                        const NcuPass& pass, const std::string& out_base,
-                                        const std::vector<std::string>& workload);
+                                        const NcuPass& pass, const std::vector<std::string>& metrics,
+                                        const std::string& out_base, const std::vector<std::string>& workload);
 // The same filter for one selected kernel alone (printed for the user to reuse).
 std::vector<std::string> NcuKernelArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
-                                       const SelectedKernel& k, const std::vector<std::string>& workload);
+                                       const SelectedKernel& k, const std::vector<std::string>& metrics,
+                                       const std::vector<std::string>& workload);
 std::vector<std::string> NcuExportArgv(const std::string& ncu, const std::string& report, const std::string& page);
 
 // argv as a line a POSIX shell would read back as the same argv (for display and logs only).

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "capture/commands.h"
+#include "capture/ncu_catalog.h"
 #include "capture/planned_links.h"
 #include "capture/progress.h"
 #include "capture/run_dir.h"
@@ -71,22 +72,23 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
       out_ << "# (the NVTX filter of a start/end range has no trailing '/': the discovery run tells which)\n";
     }
     out_ << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, placeholder, NcuPass{{}, "<selected kernels>", {}},
-                                      base + "/ncu/pass1", req.workload))
+                                      NcuMetrics(c.ncu), base + "/ncu/pass1", req.workload))
          << "\n";
     return Status::Ok();
   }
-  auto sel = SelectKernels(store_, req.discovery_run, c.selection);
+  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu));
   if (!sel.ok()) return sel.error();
   out_ << FormatSelection(*sel);
+  const auto metrics = NcuMetrics(c.ncu);
   for (size_t p = 0; p < sel->passes.size(); ++p) {
     out_ << fmt::format("# deep pass {} of {}\n", p + 1, sel->passes.size())
-         << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, *sel, sel->passes[p],
+         << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, *sel, sel->passes[p], metrics,
                                       fmt::format("{}/ncu/pass{}", base, p + 1), req.workload))
          << "\n";
   }
   out_ << "# each kernel alone\n";
   for (const auto& k : sel->kernels)
-    out_ << ShellQuote(NcuKernelArgv(tools_.ncu, c.ncu, *sel, k, req.workload)) << "\n";
+    out_ << ShellQuote(NcuKernelArgv(tools_.ncu, c.ncu, *sel, k, metrics, req.workload)) << "\n";
   return Status::Ok();
 }
 
@@ -161,11 +163,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   if (!torch_.contains(req.workload[0]))
     torch_[req.workload[0]] = TorchVersion(runner_, req.workload, cap.dir.logs().string());
   if (const auto& torch = torch_[req.workload[0]]) cap.manifest["environment"]["torch"] = *torch;
-  cap.manifest["ncu_settings"] = {{"mode", cfg.ncu.mode},
-                                  {"sections", NcuSections(cfg.ncu)},
-                                  {"replay", cfg.ncu.replay},
-                                  {"clock_control", cfg.ncu.clock_control},
-                                  {"cache_control", cfg.ncu.cache_control}};
+  cap.manifest["ncu_settings"] = {
+      {"mode", cfg.ncu.mode},     {"sections", NcuSections(cfg.ncu)},       {"flops", cfg.ncu.flops},
+      {"replay", cfg.ncu.replay}, {"clock_control", cfg.ncu.clock_control}, {"cache_control", cfg.ncu.cache_control}};
   KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
   out_ << fmt::format("kscope profile: run {} in {}\n", cap.run_id, cap.dir.root.string());
   if (auto old = ApplyRetention(cfg.profile.runs_dir, cfg.profile.keep_runs, cfg.profile.old_runs); old.ok()) {
@@ -281,9 +281,26 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     cap.manifest["discovery_run"] = discovery;
   }
 
-  // 2. Selection.
-  auto sel = SelectKernels(store_, discovery, cfg.selection);
+  // 2. Selection, and what the installed ncu offers of the metrics it will be asked for.
+  auto sel = SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu));
   if (!sel.ok()) return finish(sel.error());
+  std::vector<std::string> metrics = NcuMetrics(cfg.ncu);
+  if (!metrics.empty()) {
+    auto catalog = LoadNcuCatalog(runner_, tools_.ncu, versions->ncu, *gpu ? (*gpu)->name : std::string(),
+                                  cfg.profile.cache_dir.empty() ? DefaultCacheDir() : cfg.profile.cache_dir,
+                                  cap.dir.logs().string());
+    if (!catalog.ok()) return finish(catalog.error());
+    const MetricCheck check = CheckMetrics(*catalog, metrics);
+    if (!check.missing.empty()) {
+      std::string missing;
+      for (const auto& m : check.missing) missing += (missing.empty() ? "" : ", ") + m;
+      const std::string note = fmt::format("ncu {} on this GPU lacks {} of the FLOP metrics, left out: {}",
+                                           versions->ncu, check.missing.size(), missing);
+      sel->notes.push_back(note);
+    }
+    metrics = check.present;
+  }
+  cap.manifest["ncu_settings"]["metrics"] = metrics;
   result.selection = *sel;
   cap.manifest["selection"] = SelectionJson(*sel);
   for (const auto& note : sel->notes) {
@@ -306,7 +323,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     const NcuPass& pass = sel->passes[p];
     const std::string base = (cap.dir.ncu() / fmt::format("pass{}", p + 1)).string();
     ProcessSpec spec;
-    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, *sel, pass, base, req.workload);
+    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, *sel, pass, metrics, base, req.workload);
     spec.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}.log", p + 1)).string();
     spec.timeout_s = cfg.profile.ncu_timeout_s;
     spec.kill_grace_s = 60;  // ncu writes the launches profiled so far on SIGTERM

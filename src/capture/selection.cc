@@ -112,7 +112,8 @@ std::string UnionFilter(const std::vector<std::string>& names) {
   return names.size() == 1 ? "regex:^" + alt + "$" : "regex:^(" + alt + ")$";
 }
 
-Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg) {
+Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
+                                int64_t passes_per_launch) {
   auto events = analysis::LoadNsysEvents(store, run_id);
   if (!events.ok()) return events.error();
   const analysis::NsysEvents& e = *events;
@@ -136,6 +137,14 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
 
   Selection sel;
   sel.stage = cfg.stage;
+  sel.passes_per_launch = passes_per_launch;
+  sel.budget_s = cfg.budget_s;
+  sel.pass_s = cfg.pass_s;
+  // The workload runs whole under ncu: its own time is the discovery run's span of CUDA calls.
+  if (!e.api.start.empty()) {
+    const auto [lo, hi] = std::minmax_element(e.api.start.begin(), e.api.start.end());
+    sel.app_s = static_cast<double>(*hi - *lo) * 1e-9;
+  }
   std::vector<char> in_stage;
   if (!cfg.stage.empty()) {
     auto stage = ResolveStage(cfg.stage, e, *strings);
@@ -222,6 +231,12 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   for (int64_t row : counted) {
     if (by_id.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
   }
+  // Per kernel: the time of its configurations that get picks, and how many picks they get.
+  std::unordered_map<int64_t, int64_t> pick_count;  // identity -> launches ncu will profile
+  for (const auto& [c, crows] : config_rows) {
+    const auto n_rows = static_cast<int64_t>(crows.size());
+    pick_count[c[0]] += std::clamp<int64_t>(n_rows - cfg.warmup, 0, cfg.launches);
+  }
   for (auto& sk : all) {
     for (int64_t row : sk.rows) {
       if (static_cast<int64_t>(config_rows[config_of(row)].size()) > cfg.warmup) {
@@ -230,20 +245,41 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     }
   }
 
-  // The top kernels by GPU time until the time they give deep metrics for reaches the target.
+  // The top kernels by GPU time until the time they give deep metrics for reaches the target,
+  // or the estimated ncu time the budget, or the count the cap.
   std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   auto pct = [&](int64_t ns) {
     return sel.scope_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(sel.scope_ns) : 0.0;
   };
+  auto estimate = [&](int64_t launches) {
+    return sel.app_s + static_cast<double>(launches * passes_per_launch) * cfg.pass_s;
+  };
   int64_t deep_ns = 0;
   int64_t skipped_rare = 0;
+  int64_t planned = 0;  // launches ncu will profile
   double cumulative = 0;
+  sel.limited_by = "kernels";
+  sel.estimated_s = estimate(0);
   for (auto& sk : all) {
-    if (static_cast<int64_t>(sel.kernels.size()) >= cfg.top || sel.deep_pct >= cfg.coverage_pct) break;
+    if (sel.deep_pct >= cfg.coverage_pct) {
+      sel.limited_by = "coverage";
+      break;
+    }
+    if (cfg.top > 0 && static_cast<int64_t>(sel.kernels.size()) >= cfg.top) {
+      sel.limited_by = "top";
+      break;
+    }
     if (sk.covered_ns == 0) {  // launched too rarely to pass the warm-up in any configuration
       ++skipped_rare;
       continue;
     }
+    const int64_t picks = pick_count[identity(sk.rows.front())];
+    if (cfg.budget_s > 0 && !sel.kernels.empty() && estimate(planned + picks) > cfg.budget_s) {
+      sel.limited_by = "budget";
+      break;
+    }
+    planned += picks;
+    sel.estimated_s = estimate(planned);
     sk.share_pct = pct(sk.total_ns);
     cumulative += sk.share_pct;
     sk.cumulative_pct = cumulative;
@@ -252,6 +288,13 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.deep_pct = pct(deep_ns);
     sk.filter = UnionFilter({sk.mangled});
     sel.kernels.push_back(std::move(sk));
+  }
+  if (sel.limited_by == "kernels" && sel.deep_pct >= cfg.coverage_pct) sel.limited_by = "coverage";
+  if (sel.limited_by == "budget") {
+    sel.notes.push_back(fmt::format(
+        "the ncu budget ({:.0f} s, selection.budget_s) ends the selection at {:.1f}% deep coverage of the {:.0f}% "
+        "asked for; raise selection.budget_s, or lower selection.launches",
+        cfg.budget_s, sel.deep_pct, cfg.coverage_pct));
   }
   if (skipped_rare > 0) {
     sel.notes.push_back(
@@ -300,6 +343,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     pass.profiled_rows.insert(pass.profiled_rows.end(), picks[i].begin(), picks[i].end());
   }
   close_pass();
+  // The workload runs once per ncu run.
+  sel.estimated_s = sel.app_s * static_cast<double>(std::max<size_t>(sel.passes.size(), 1)) +
+                    static_cast<double>(planned * passes_per_launch) * cfg.pass_s;
   if (sel.passes.empty()) {
     return Error{"selection",
                  "no launch configuration of the selected kernels is launched more than selection.warmup "

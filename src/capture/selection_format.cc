@@ -16,6 +16,12 @@ std::string FormatSelection(const Selection& sel) {
       sel.kernels.size(), sel.kernels.size() == 1 ? "" : "s", sel.covered_pct, scope, sel.scope_kernels,
       static_cast<double>(sel.scope_ns) / 1e6, sel.warmup, sel.deep_pct, sel.passes.size(),
       sel.passes.size() == 1 ? "" : "s", launches, sel.launches, sel.warmup);
+  if (sel.passes_per_launch > 0) {
+    out += fmt::format(
+        "  estimated ncu time {:.0f} s: the workload's own run ({:.0f} s) and {} launches x {} passes x {:g} s{}\n",
+        sel.estimated_s, sel.app_s, launches, sel.passes_per_launch, sel.pass_s,
+        sel.budget_s > 0 ? fmt::format("; budget {:.0f} s (selection.budget_s)", sel.budget_s) : "");
+  }
   out += "    #  time %  cum %  launches  configs  profiled  kernel\n";
   for (size_t i = 0; i < sel.kernels.size(); ++i) {
     const auto& k = sel.kernels[i];
@@ -35,6 +41,11 @@ nlohmann::json SelectionJson(const Selection& sel) {
                    {"deep_pct", sel.deep_pct},
                    {"launch_skip_per_config", sel.warmup},
                    {"launch_count_per_config", sel.launches},
+                   {"passes_per_launch", sel.passes_per_launch},
+                   {"app_s", sel.app_s},
+                   {"estimated_s", sel.estimated_s},
+                   {"budget_s", sel.budget_s},
+                   {"limited_by", sel.limited_by},
                    {"kernels", nlohmann::json::array()},
                    {"passes", nlohmann::json::array()},
                    {"notes", sel.notes}};

@@ -13,7 +13,8 @@ namespace kscope::config {
 
 namespace {
 
-using Ref = std::variant<std::string*, double*, int64_t*, std::vector<std::string>*, std::map<std::string, int64_t>*>;
+using Ref = std::variant<std::string*, double*, int64_t*, std::vector<std::string>*, std::map<std::string, int64_t>*,
+                         std::map<std::string, std::string>*>;
 
 struct Key {
   std::string_view name;
@@ -49,6 +50,10 @@ const std::vector<Key>& Keys() {
        "wrapper mode: profile only this rank of a multi-rank job (-1: every process profiles)",
        {},
        +[](Config& c) -> Ref { return &c.profile.rank; }},
+      {"profile.cache_dir",
+       "folder where kscope keeps what each ncu version offers on each GPU (empty: ~/.cache/kscope)",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.cache_dir; }},
       {"nsys.trace", "nsys --trace", {}, +[](Config& c) -> Ref { return &c.nsys.trace; }},
       {"nsys.sample", "nsys --sample", {}, +[](Config& c) -> Ref { return &c.nsys.sample; }},
       {"nsys.cuda_graph_trace",
@@ -59,6 +64,10 @@ const std::vector<Key>& Keys() {
        "NVTX range that gates nsys (--capture-range=nvtx); empty: the whole run",
        {},
        +[](Config& c) -> Ref { return &c.nsys.capture_range; }},
+      {"nsys.pytorch",
+       "nsys --pytorch: autograd-nvtx adds PyTorch's per-op NVTX ranges, which tie backward kernels to forward ops",
+       {"", "autograd-nvtx", "autograd-shapes-nvtx"},
+       +[](Config& c) -> Ref { return &c.nsys.pytorch; }},
       {"nsys.extra_args",
        "more nsys profile arguments, passed as they are",
        {},
@@ -67,7 +76,19 @@ const std::vector<Key>& Keys() {
        "select top kernels until they cover this share of GPU kernel time",
        {},
        +[](Config& c) -> Ref { return &c.selection.coverage_pct; }},
-      {"selection.top", "at most this many kernels", {}, +[](Config& c) -> Ref { return &c.selection.top; }},
+      {"selection.budget_s",
+       "estimated ncu time the selection may spend (launches x passes x selection.pass_s, plus the workload's own "
+       "run); 0: no limit",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.budget_s; }},
+      {"selection.pass_s",
+       "estimated seconds of one ncu replay pass of one launch (save, restore, run), for the budget",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.pass_s; }},
+      {"selection.top",
+       "at most this many kernels (0: no cap)",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.top; }},
       {"selection.stage",
        "NVTX range: select among its kernels and gate ncu on it; empty: the whole run",
        {},
@@ -77,7 +98,7 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.selection.warmup; }},
       {"selection.launches",
-       "launches of each selected kernel to profile",
+       "launches of each launch configuration (kernel, grid, block) to profile",
        {},
        +[](Config& c) -> Ref { return &c.selection.launches; }},
       {"selection.max_pass_launches",
@@ -102,6 +123,10 @@ const std::vector<Key>& Keys() {
        {"all", "application-only"},
        +[](Config& c) -> Ref { return &c.ncu.target_processes; }},
       {"ncu.sections", "more ncu sections on top of the mode's", {}, +[](Config& c) -> Ref { return &c.ncu.sections; }},
+      {"ncu.flops",
+       "collect the FLOP counters (FP64/FP32/FP16 instructions, tensor paths) with any mode: MFU and rooflines",
+       {"on", "off"},
+       +[](Config& c) -> Ref { return &c.ncu.flops; }},
       {"ncu.extra_args",
        "more ncu arguments, passed as they are",
        {},
@@ -154,15 +179,27 @@ const std::vector<Key>& Keys() {
        "synchronization finding: synchronizing calls above this share of the time",
        {},
        +[](Config& c) -> Ref { return &c.timeline.sync_pct; }},
+      {"stages.warmup",
+       "instances of each NVTX stage left out of MFU and verdicts as warm-up (the first ones)",
+       {},
+       +[](Config& c) -> Ref { return &c.stages.warmup; }},
       {"model.name", "model name, for the manifest", {}, +[](Config& c) -> Ref { return &c.model.name; }},
       {"model.dtype",
        "compute dtype (bf16, fp16, fp8, tf32, fp32), for the peak used by MFU",
        {},
        +[](Config& c) -> Ref { return &c.model.dtype; }},
+      {"model.hf_config",
+       "a Hugging Face config.json to read the model's shapes from (layers, hidden, heads, experts, ...)",
+       {},
+       +[](Config& c) -> Ref { return &c.model.hf_config; }},
       {"model.params",
-       "parameters in matrix multiplies (0: from the shapes)",
+       "parameters in matrix multiplies, N of 6N (0: from the shapes)",
        {},
        +[](Config& c) -> Ref { return &c.model.params; }},
+      {"model.flops_per_item",
+       "forward FLOPs per token or item, for models the shapes do not describe (e.g. 8.2e9 per ResNet-50 image)",
+       {},
+       +[](Config& c) -> Ref { return &c.model.flops_per_item; }},
       {"model.layers", "transformer layers", {}, +[](Config& c) -> Ref { return &c.model.layers; }},
       {"model.hidden", "hidden size", {}, +[](Config& c) -> Ref { return &c.model.hidden; }},
       {"model.intermediate",
@@ -175,9 +212,21 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.model.kv_heads; }},
       {"model.vocab", "vocabulary size (the output projection)", {}, +[](Config& c) -> Ref { return &c.model.vocab; }},
+      {"model.experts",
+       "mixture of experts: experts per layer",
+       {},
+       +[](Config& c) -> Ref { return &c.model.experts; }},
+      {"model.experts_per_token",
+       "mixture of experts: experts each token is routed to",
+       {},
+       +[](Config& c) -> Ref { return &c.model.experts_per_token; }},
+      {"model.recompute",
+       "activations recomputed in the backward pass (adds a forward pass to the hardware FLOPs)",
+       {"none", "full"},
+       +[](Config& c) -> Ref { return &c.model.recompute; }},
       {"model.batch", "sequences per step", {}, +[](Config& c) -> Ref { return &c.model.batch; }},
       {"model.stage_tokens",
-       "tokens each NVTX stage processes (all sequences), e.g. {prefill: 256, decode: 32}",
+       "tokens (or items) one instance of each NVTX stage processes, all sequences, e.g. {prefill: 256, decode: 32}",
        {},
        +[](Config& c) -> Ref { return &c.model.stage_tokens; }},
       {"model.stage_context",
@@ -185,9 +234,13 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.model.stage_context; }},
       {"model.stage_steps",
-       "forward passes per stage (each reads the weights once), e.g. {prefill: 1, decode: 16}",
+       "forward passes per stage instance (each reads the weights once), e.g. {prefill: 1, decode: 16}",
        {},
        +[](Config& c) -> Ref { return &c.model.stage_steps; }},
+      {"model.stage_passes",
+       "what each stage runs: forward, backward or training (both); default from the stage's name",
+       {},
+       +[](Config& c) -> Ref { return &c.model.stage_passes; }},
   };
   return kKeys;
 }
@@ -219,6 +272,7 @@ std::string TypeName(const Ref& r) {
         if constexpr (std::is_same_v<T, double>) return "number";
         if constexpr (std::is_same_v<T, int64_t>) return "integer";
         if constexpr (std::is_same_v<T, std::vector<std::string>>) return "list of text";
+        if constexpr (std::is_same_v<T, std::map<std::string, std::string>>) return "map of name to text";
         return "map of name to integer";
       },
       r);
@@ -260,6 +314,10 @@ Status Set(Config& c, const Key& key, const YAML::Node& node, const std::string&
       if (!node.IsMap()) return bad();
       (*m)->clear();
       for (const auto& e : node) (**m)[e.first.as<std::string>()] = e.second.as<int64_t>();
+    } else if (auto* t = std::get_if<std::map<std::string, std::string>*>(&ref)) {
+      if (!node.IsMap()) return bad();
+      (*t)->clear();
+      for (const auto& e : node) (**t)[e.first.as<std::string>()] = e.second.as<std::string>();
     }
   } catch (const YAML::Exception&) {
     return bad();
@@ -305,7 +363,8 @@ YAML::Node ToNode(const Ref& r) {
         if constexpr (std::is_same_v<T, std::vector<std::string>>) {
           n = YAML::Node(YAML::NodeType::Sequence);
           for (const auto& v : *p) n.push_back(v);
-        } else if constexpr (std::is_same_v<T, std::map<std::string, int64_t>>) {
+        } else if constexpr (std::is_same_v<T, std::map<std::string, int64_t>> ||
+                             std::is_same_v<T, std::map<std::string, std::string>>) {
           n = YAML::Node(YAML::NodeType::Map);
           for (const auto& [k, v] : *p) n[k] = v;
         } else {

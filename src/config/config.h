@@ -22,6 +22,7 @@ struct ProfileConfig {
   double nsys_timeout_s = 3600;       // time limit of the nsys run (0: none)
   double ncu_timeout_s = 7200;        // time limit of each ncu run (0: none)
   int64_t rank = -1;                  // wrapper mode: profile only this MPI/torchrun rank (-1: off)
+  std::string cache_dir;              // what ncu offers, kept per version and GPU ("": ~/.cache/kscope)
 };
 
 struct NsysConfig {
@@ -29,16 +30,19 @@ struct NsysConfig {
   std::string sample = "none";
   std::string cuda_graph_trace = "node";  // graph launches appear as their kernels
   std::string capture_range;              // NVTX range: record only inside it (--capture-range=nvtx)
+  std::string pytorch;                    // nsys --pytorch: "" (off), autograd-nvtx, autograd-shapes-nvtx
   std::vector<std::string> extra_args;
 };
 
 struct SelectionConfig {
   double coverage_pct = 90;         // select top kernels until they cover this share of kernel time
-  int64_t top = 20;                 // ... but at most this many
+  double budget_s = 600;            // ... while the estimated ncu time stays within this (0: no limit)
+  double pass_s = 0.05;             // estimated seconds of one ncu replay pass of one launch
+  int64_t top = 0;                  // ... and at most this many kernels (0: no cap)
   std::string stage;                // NVTX range: select among kernels launched inside it, gate ncu on it
-  int64_t warmup = 2;               // launches of each kernel skipped before the profiled ones
-  int64_t launches = 3;             // launches of each selected kernel to profile
-  int64_t max_pass_launches = 200;  // launches one ncu run may profile before the picks are split
+  int64_t warmup = 1;               // launches of each launch configuration skipped before the profiled ones
+  int64_t launches = 1;             // launches of each launch configuration to profile
+  int64_t max_pass_launches = 500;  // launches one ncu run may profile before the picks are split
 };
 
 struct NcuConfig {
@@ -48,18 +52,30 @@ struct NcuConfig {
   std::string cache_control = "all";   // all (flush caches before each pass) | none
   std::string target_processes = "all";
   std::vector<std::string> sections;  // more sections on top of the mode's
+  std::string flops = "on";           // on: collect the FLOP counters (MFU, roofline) with any mode
   std::vector<std::string> extra_args;
 };
 
-// What the analytic FLOP count of a transformer needs (issue: MFU per stage).
+// What the model FLOP count needs (analysis/model_flops.h): the model, and what each NVTX
+// stage does with it.
 struct ModelConfig {
   std::string name, dtype;
-  double params = 0;  // parameters in matrix multiplies (0: from the shapes below)
+  std::string hf_config;      // a Hugging Face config.json: the shapes below, read from it
+  double params = 0;          // parameters in matrix multiplies (0: from the shapes below)
+  double flops_per_item = 0;  // forward FLOPs per token or item, for models the shapes do not describe (CNNs)
   int64_t layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, vocab = 0;
+  int64_t experts = 0, experts_per_token = 0;  // mixture of experts: experts per layer, routed per token
   int64_t batch = 0;
-  std::map<std::string, int64_t> stage_tokens;   // tokens processed by each NVTX stage, e.g. decode: 32
-  std::map<std::string, int64_t> stage_context;  // mean attention context length per stage
-  std::map<std::string, int64_t> stage_steps;    // forward passes per stage (weights read once each)
+  std::string recompute = "none";                   // none | full: activations recomputed in the backward pass
+  std::map<std::string, int64_t> stage_tokens;      // tokens (or items) one instance of each stage processes
+  std::map<std::string, int64_t> stage_context;     // mean attention context per stage (keys each query attends to)
+  std::map<std::string, int64_t> stage_steps;       // forward passes per stage instance (weights read once each)
+  std::map<std::string, std::string> stage_passes;  // forward | backward | training, per stage
+};
+
+// How stages are summarised (analysis/stage_steady.h).
+struct StagesConfig {
+  int64_t warmup = 1;  // instances of each stage left out of MFU and verdicts as warm-up
 };
 
 struct Config {
@@ -69,6 +85,7 @@ struct Config {
   NcuConfig ncu;
   analysis::ClassifyThresholds classify;
   analysis::TimelineThresholds timeline;
+  StagesConfig stages;
   ModelConfig model;
   // sweep: key -> values; a key is a config key (dotted) or a name the command uses as {name}
   std::map<std::string, std::vector<std::string>> sweep;

@@ -46,22 +46,81 @@ std::string Verdict(const json& stage) {
   return fmt::format("GPU busy {:.1f}%", Num(Field(stage, "gpu_busy_pct")));
 }
 
+std::string StageName(const json& s) {
+  return Field(s, "display_name").is_string() ? Str(Field(s, "display_name")) : Str(Field(s, "name"));
+}
+
 Table StagesTable(const json& r) {
   Table t;
-  t.title = "Stages (NVTX ranges projected onto the GPU)";
-  t.columns = {"Stage", "Instances", "Range (ms)", "Projected (ms)", "GPU ops", "Kernels (ms)", "Busy %",
-               "FLOPs", "MFU",       "MBU",        "Verdict"};
+  t.title = "Stages (NVTX ranges; GPU work launched inside, by every thread of the process)";
+  t.columns = {"Stage",   "Instances",    "Range (ms)", "Projected (ms)",
+               "GPU ops", "Kernels (ms)", "First (ms)", "Steady (ms)",
+               "Busy %",  "MFU",          "MBU",        "Verdict"};
   for (const auto& s : Field(r, "stages")) {
     const auto& m = Field(s, "mfu");
-    std::string flops =
-        Field(m, "flops").is_number() ? Sci(Field(m, "flops")) + " (" + Str(Field(m, "flops_source")) + ")" : "-";
-    t.rows.push_back({std::string(static_cast<size_t>(Num(Field(s, "depth"))) * 2, ' ') + Str(Field(s, "name")),
-                      static_cast<int64_t>(Num(Field(s, "instances"))), Ms(Field(s, "range_ns")),
-                      Ms(Field(s, "proj_ns")), static_cast<int64_t>(Num(Field(s, "gpu_ops"))),
-                      Ms(Field(s, "kernel_ns")), Pct(Field(s, "gpu_busy_pct")), flops, Util(Field(m, "mfu_pct")),
-                      Util(Field(m, "mbu_pct")), Verdict(s)});
+    const auto& steady = Field(s, "steady");
+    const bool other = Num(Field(Field(s, "other_threads"), "ops")) > 0;
+    t.rows.push_back(
+        {std::string(static_cast<size_t>(Num(Field(s, "depth"))) * 2, ' ') + StageName(s),
+         static_cast<int64_t>(Num(Field(s, "instances"))), Ms(Field(s, "range_ns")), Ms(Field(s, "proj_ns")),
+         fmt::format("{}{}", static_cast<int64_t>(Num(Field(s, "ops"))), other ? "*" : ""), Ms(Field(s, "kernel_ns")),
+         Ms(Field(Field(steady, "wall"), "first_ns")), Ms(Field(steady, "median_wall_ns")),
+         Pct(Field(s, "gpu_busy_pct")), Util(Field(m, "mfu_pct")), Util(Field(m, "mbu_pct")), Verdict(s)});
   }
   return t;
+}
+
+// What a stage's GPU ops hold from other threads: "backward: 2591 of 2597 GPU operations
+// (35.21 ms of kernels) by pt_autograd_0 (tid 1162), launched while it was open".
+std::string OtherThreadsLine(const json& s) {
+  const auto& o = Field(s, "other_threads");
+  if (Num(Field(o, "ops")) <= 0) return "";
+  std::string who;
+  for (const auto& t : Field(o, "threads")) {
+    const std::string name = Str(Field(t, "name"));
+    who += fmt::format("{}{} (tid {}): {} ops, {} ms", who.empty() ? "" : "; ", name.empty() ? "thread" : name,
+                       static_cast<int64_t>(Num(Field(t, "tid"))), static_cast<int64_t>(Num(Field(t, "ops"))),
+                       Ms(Field(t, "kernel_ns")));
+  }
+  return fmt::format("{} of {} GPU operations were launched by other threads while it was open: {}",
+                     static_cast<int64_t>(Num(Field(o, "ops"))), static_cast<int64_t>(Num(Field(s, "ops"))), who);
+}
+
+// "forward: the backward pass of its ops launched 2582 GPU operations (23.54 ms of kernels);
+// most: aten::mm 12.10 ms, ..."
+std::string BackwardLine(const json& s) {
+  const auto& b = Field(s, "backward_of_forward");
+  if (!b.is_object()) return "";
+  std::string most;
+  int shown = 0;
+  for (const auto& op : Field(b, "by_forward_op")) {
+    if (++shown > 3) break;
+    most += fmt::format("{}{} {} ms", most.empty() ? "" : ", ", Str(Field(op, "op")), Ms(Field(op, "kernel_ns")));
+  }
+  return fmt::format(
+      "the backward pass of its forward ops launched {} GPU operations ({} ms of kernels), tied by PyTorch's autograd "
+      "sequence numbers; most: {}",
+      static_cast<int64_t>(Num(Field(b, "ops"))), Ms(Field(b, "kernel_ns")), most);
+}
+
+// "measured 12.3% (ncu, 94.1% of kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
+std::string MfuLine(const json& m) {
+  const auto& lines = Field(m, "lines");
+  if (!lines.is_array() || lines.empty()) return "";
+  std::string out;
+  for (const auto& l : lines) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", Str(Field(l, "name")), Util(Field(l, "mfu_pct")));
+    if (Str(Field(l, "name")) == "measured (ncu)")
+      out += fmt::format(" ({} of kernel time)", Pct(Field(m, "coverage_pct")));
+  }
+  const auto& peak = Field(m, "peak");
+  if (peak.is_object()) {
+    out += fmt::format(" of the {} peak {:.1f} TFLOP/s ({}", Str(Field(peak, "precision")),
+                       Num(Field(peak, "flops_per_s")) / 1e12, Str(Field(peak, "source")));
+    if (Field(peak, "clock_hz").is_number()) out += fmt::format(", {:.2f} GHz", Num(Field(peak, "clock_hz")) / 1e9);
+    out += ")";
+  }
+  return out;
 }
 
 Table KernelsTable(const json& r, size_t name_width) {
@@ -140,9 +199,22 @@ void WriteReportSummary(const json& r, std::ostream& out) {
   out << "\n";
   WriteText(StagesTable(r), out);
   for (const auto& st : Field(r, "stages")) {
+    if (const std::string other = OtherThreadsLine(st); !other.empty()) {
+      out << fmt::format("  * {}: {}\n", StageName(st), other);
+    }
+    if (const std::string backward = BackwardLine(st); !backward.empty()) {
+      out << fmt::format("  {}: {}\n", StageName(st), backward);
+    }
+  }
+  for (const auto& st : Field(r, "stages")) {
+    if (const std::string mfu = MfuLine(Field(st, "mfu")); !mfu.empty()) {
+      out << fmt::format("  {} MFU: {}\n", StageName(st), mfu);
+    }
+  }
+  for (const auto& st : Field(r, "stages")) {
     for (const auto& f : Field(st, "findings")) {
-      out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", Str(Field(st, "name")), Str(Field(f, "title")),
-                         Num(Field(f, "size")), Str(Field(f, "fix")));
+      out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", StageName(st), Str(Field(f, "title")), Num(Field(f, "size")),
+                         Str(Field(f, "fix")));
     }
   }
   out << "\n";
@@ -186,18 +258,45 @@ void WriteReportMarkdown(const json& r, std::ostream& out) {
   table(StagesTable(r));
   for (const auto& st : Field(r, "stages")) {
     const auto& m = Field(st, "mfu");
-    out << "### " << MarkdownText(Str(Field(st, "name"))) << "\n\n";
+    const auto& steady = Field(st, "steady");
+    out << "### " << MarkdownText(StageName(st)) << "\n\n";
     for (const auto& f : Field(st, "findings")) {
       out << fmt::format("- **{}** ({:.1f}%). {} *Fix:* {}\n", MarkdownText(Str(Field(f, "title"))),
                          Num(Field(f, "size")), MarkdownText(Str(Field(f, "detail"))),
                          MarkdownText(Str(Field(f, "fix"))));
     }
-    out << fmt::format(
-        "- FLOPs: {} ({}), achieved {}FLOP/s of a {} peak of {}FLOP/s ({}): MFU {}, over kernel time {}\n",
-        Sci(Field(m, "flops")), Str(Field(m, "flops_source")).empty() ? "none" : Str(Field(m, "flops_source")),
-        Sci(Field(m, "achieved_flops_per_s")), Str(Field(m, "precision")).empty() ? "-" : Str(Field(m, "precision")),
-        Sci(Field(m, "peak_flops_per_s")), Str(Field(m, "peak_source")).empty() ? "-" : Str(Field(m, "peak_source")),
-        Util(Field(m, "mfu_pct")), Util(Field(m, "kernel_mfu_pct")));
+    if (const std::string other = OtherThreadsLine(st); !other.empty()) out << "- " << MarkdownText(other) << "\n";
+    if (const std::string backward = BackwardLine(st); !backward.empty()) {
+      out << "- " << MarkdownText(backward) << "\n";
+    }
+    const auto instances = static_cast<int64_t>(Num(Field(st, "instances")));
+    if (instances == 1) {
+      out << fmt::format(
+          "- 1 instance: range time {} ms, wall time {} ms (to the end of its GPU work), GPU time {} ms\n",
+          Ms(Field(Field(steady, "range"), "first_ns")), Ms(Field(Field(steady, "wall"), "first_ns")),
+          Ms(Field(Field(steady, "gpu"), "first_ns")));
+    } else if (instances > 1) {
+      out << fmt::format(
+          "- {} instances: range time first {} ms, median {} ms, min {} ms, max {} ms; GPU time first {} ms, median {} "
+          "ms, min {} ms, max {} ms; steady ({} after {} warm-up): median {} ms wall, {} ms GPU\n",
+          instances, Ms(Field(Field(steady, "range"), "first_ns")), Ms(Field(Field(steady, "range"), "median_ns")),
+          Ms(Field(Field(steady, "range"), "min_ns")), Ms(Field(Field(steady, "range"), "max_ns")),
+          Ms(Field(Field(steady, "gpu"), "first_ns")), Ms(Field(Field(steady, "gpu"), "median_ns")),
+          Ms(Field(Field(steady, "gpu"), "min_ns")), Ms(Field(Field(steady, "gpu"), "max_ns")),
+          static_cast<int64_t>(Num(Field(steady, "instances"))), static_cast<int64_t>(Num(Field(steady, "warmup"))),
+          Ms(Field(steady, "median_wall_ns")), Ms(Field(steady, "median_gpu_ns")));
+    }
+    if (Field(m, "lines").is_array() && !Field(m, "lines").empty()) {
+      out << "\n| FLOPs counted as | FLOPs per instance | FLOP/s | MFU | How |\n|---|---|---|---|---|\n";
+      for (const auto& l : Field(m, "lines")) {
+        out << fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownText(Str(Field(l, "name"))), Sci(Field(l, "flops")),
+                           Sci(Field(l, "flops_per_s")), Util(Field(l, "mfu_pct")),
+                           MarkdownText(Str(Field(l, "formula"))));
+      }
+      out << "\n";
+    } else {
+      out << "- FLOPs: none measured (no ncu FLOP counters for its kernels) and no model described (model.*)\n";
+    }
     out << fmt::format("- DRAM bytes: {}B ({}), {}B/s of {}B/s: MBU {}\n", Sci(Field(m, "bytes")),
                        Str(Field(m, "bytes_source")).empty() ? "none" : Str(Field(m, "bytes_source")),
                        Sci(Field(m, "achieved_bytes_per_s")), Sci(Field(m, "peak_bytes_per_s")),

@@ -1,9 +1,13 @@
 // The stages part of a run's report: NVTX stages with their GPU figures, top kernels,
 // MFU/MBU and timeline diagnosis.
+#include <fmt/format.h>
+
 #include <unordered_map>
 
 #include "analysis/kernel_names.h"
+#include "analysis/model_flops.h"
 #include "analysis/stage_mfu.h"
+#include "analysis/stage_steady.h"
 #include "analysis/stages.h"
 #include "report/run_report_parts.h"
 
@@ -13,29 +17,90 @@ using nlohmann::json;
 
 namespace {
 
+json PeakJson(const std::optional<analysis::StagePeak>& p) {
+  if (!p) return json();
+  return {{"precision", p->precision},
+          {"flops_per_s", p->flops_per_s},
+          {"source", p->source},
+          {"clock_hz", Opt(p->clock_hz)}};
+}
+
 json MfuJson(const analysis::StageMfu& m) {
   auto str = [](const std::string& s) { return s.empty() ? json() : json(s); };
-  return {{"flops", Opt(m.flops)},
-          {"flops_source", str(m.flops_source)},
-          {"ncu_flops", Opt(m.ncu_flops)},
-          {"analytic_flops", Opt(m.analytic_flops)},
-          {"precision", str(m.precision)},
+  json lines = json::array();
+  for (const auto& l : m.lines) {
+    lines.push_back({{"name", l.name},
+                     {"formula", l.formula},
+                     {"flops", l.flops},
+                     {"flops_per_s", Opt(l.flops_per_s)},
+                     {"mfu_pct", Opt(l.mfu_pct)}});
+  }
+  return {{"instances", m.instances},
+          {"wall_ns", m.wall_ns},
+          {"kernel_ns", m.kernel_ns},
+          {"measured_flops", Opt(m.measured_flops)},
+          {"measured_by_precision", m.measured_by_precision},
           {"coverage_pct", m.coverage_pct},
           {"measured_launches", m.measured_launches},
           {"extrapolated_launches", m.extrapolated_launches},
-          {"achieved_flops_per_s", Opt(m.achieved_flops_per_s)},
-          {"peak_flops_per_s", Opt(m.peak_flops_per_s)},
-          {"peak_source", str(m.peak_source)},
+          {"peak", PeakJson(m.peak)},
+          {"ncu_peak", PeakJson(m.ncu_peak)},
+          {"lines", lines},
           {"mfu_pct", Opt(m.mfu_pct)},
+          {"mfu_source", str(m.mfu_source)},
+          {"mfu_line", str(m.mfu_line)},
           {"kernel_mfu_pct", Opt(m.kernel_mfu_pct)},
-          {"datasheet_peak_flops_per_s", Opt(m.datasheet_peak_flops_per_s)},
-          {"datasheet_mfu_pct", Opt(m.datasheet_mfu_pct)},
           {"bytes", Opt(m.bytes)},
           {"bytes_source", str(m.bytes_source)},
           {"achieved_bytes_per_s", Opt(m.achieved_bytes_per_s)},
           {"peak_bytes_per_s", Opt(m.peak_bytes_per_s)},
           {"mbu_pct", Opt(m.mbu_pct)},
           {"notes", m.notes}};
+}
+
+json SpreadJson(const analysis::InstanceSpread& s) {
+  return {{"first_ns", s.first}, {"median_ns", s.median}, {"min_ns", s.min}, {"max_ns", s.max}};
+}
+
+json SteadyJson(const analysis::StageSteady& s) {
+  return {{"warmup", s.warmup},
+          {"instances", s.steady},
+          {"range", SpreadJson(s.range)},
+          {"gpu", SpreadJson(s.gpu)},
+          {"wall", SpreadJson(s.wall)},
+          {"wall_ns", s.wall_ns},
+          {"gpu_ns", s.gpu_ns},
+          {"kernel_ns", s.kernel_ns},
+          {"ops", s.ops},
+          {"median_wall_ns", s.median_wall_ns},
+          {"median_gpu_ns", s.median_gpu_ns}};
+}
+
+json BackwardJson(const analysis::Stage& s) {
+  if (s.backward_ops == 0) return json();
+  json ops = json::array();
+  for (const auto& b : s.backward_by_op) {
+    ops.push_back({{"op", b.op}, {"ops", b.ops}, {"kernel_ns", b.kernel_ns}});
+  }
+  return {{"ops", s.backward_ops},
+          {"kernel_ns", s.backward_kernel_ns},
+          {"memop_ns", s.backward_memop_ns},
+          {"by_forward_op", ops}};
+}
+
+json OtherThreadsJson(const analysis::Stage& s) {
+  json threads = json::array();
+  for (const auto& t : s.other_threads) {
+    threads.push_back({{"global_tid", t.global_tid},
+                       {"tid", t.global_tid & 0xFFFFFF},
+                       {"name", t.name},
+                       {"ops", t.ops},
+                       {"kernels", t.kernels},
+                       {"kernel_ns", t.kernel_ns},
+                       {"memops", t.memops},
+                       {"memop_ns", t.memop_ns}});
+  }
+  return {{"ops", s.other_ops}, {"kernel_ns", s.other_kernel_ns}, {"memop_ns", s.other_memop_ns}, {"threads", threads}};
 }
 
 }  // namespace
@@ -48,6 +113,8 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
   if (!stages.ok()) return stages.error();
   auto rows = analysis::LoadKernelRows(store, timeline_run, &nsys);
   if (!rows.ok()) return rows.error();
+  auto model = analysis::ResolveModel(config.model);
+  if (!model.ok()) return model.error();
   const auto work = analysis::GatherProfiledWork(launches, timeline_run, *rows);
   std::vector<int64_t> name_ids;
   for (const auto& s : *stages) {
@@ -57,8 +124,15 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
   if (!names.ok()) return names.error();
 
   json list = json::array();
+  int64_t torch_ops = 0;
   for (const auto& s : *stages) {
-    const auto diagnosis = analysis::DiagnoseTimeline(events, s.windows, config.timeline);
+    if (s.torch_op) {  // PyTorch's per-operator ranges: used above, not listed as stages
+      ++torch_ops;
+      continue;
+    }
+    const auto steady = analysis::SteadyState(s, config.stages.warmup);
+    // The verdict and the row's GPU figures: the steady instances, work of every thread.
+    const auto diagnosis = analysis::DiagnoseTimeline(events, steady.windows, config.timeline);
     json top = json::array();
     for (size_t i = 0; i < s.kernels_by_time.size() && i < 5; ++i) {
       const auto& k = s.kernels_by_time[i];
@@ -73,10 +147,12 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
             s.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(s.kernel_ns) : 0.0},
            {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)}});
     }
-    const auto mfu = analysis::ComputeStageMfu(s, *rows, work, config.model, gpu, dtype);
+    const auto mfu = analysis::ComputeStageMfu(s, steady, *rows, work, *model, config.model, gpu, dtype);
     list.push_back({{"id", s.id},
                     {"name", s.name},
+                    {"display_name", analysis::DisplayName(s)},
                     {"text", s.text},
+                    {"domain", s.domain},
                     {"style", s.style},
                     {"parent", s.parent >= 0 ? json(s.parent) : json()},
                     {"depth", s.depth},
@@ -86,10 +162,14 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
                     {"proj_range_ns", s.proj_range_ns},
                     {"proj_ns", s.proj_ns},
                     {"gpu_ops", s.gpu_ops},
+                    {"ops", s.ops},
                     {"kernels", s.kernels},
                     {"kernel_ns", s.kernel_ns},
                     {"memops", s.memops},
                     {"memop_ns", s.memop_ns},
+                    {"other_threads", OtherThreadsJson(s)},
+                    {"backward_of_forward", BackwardJson(s)},
+                    {"steady", SteadyJson(steady)},
                     {"gpu_busy_ns", diagnosis.gpu_busy_ns},
                     {"gpu_busy_pct", diagnosis.gpu_busy_pct},
                     {"median_kernel_us", diagnosis.median_kernel_us},
@@ -99,6 +179,12 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
                     {"findings", FindingsJson(diagnosis.findings)}});
   }
   out["stages"] = list;
+  if (torch_ops > 0) {
+    out["notes"].push_back(fmt::format(
+        "{} of PyTorch's operator ranges (nsys --pytorch=autograd-nvtx) tie each backward kernel to the forward op "
+        "and stage that made it (backward_of_forward); they are not listed as stages",
+        torch_ops));
+  }
   return Status::Ok();
 }
 

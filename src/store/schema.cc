@@ -77,6 +77,15 @@ CREATE TABLE event_stream (
   PRIMARY KEY (run_id, stream)
 ) WITHOUT ROWID;
 
+-- The names of a run's threads (nsys's ThreadNames): who launched GPU work, e.g. PyTorch's
+-- autograd thread 'pt_autograd_0' beside the main thread 'python3'.
+CREATE TABLE thread_name (
+  run_id     INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  global_tid INTEGER NOT NULL,  -- nsys global thread id (process and thread bits)
+  name_id    INTEGER NOT NULL REFERENCES string(id),
+  PRIMARY KEY (run_id, global_tid)
+) WITHOUT ROWID;
+
 -- Rows of a good file that could not be used: counted and kept, never fatal.
 CREATE TABLE import_problem (
   id             INTEGER PRIMARY KEY,

@@ -259,4 +259,15 @@ Result<int64_t> Store::StreamRows(int64_t run_id, std::string_view stream) {
   return q->Step() ? q->Int(0) : int64_t{0};
 }
 
+Result<std::unordered_map<int64_t, std::string>> Store::ThreadNames(int64_t run_id) {
+  auto q = db_.Prepare(
+      "SELECT t.global_tid, s.value FROM thread_name t JOIN string s ON s.id = t.name_id WHERE t.run_id = ?1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run_id);
+  std::unordered_map<int64_t, std::string> names;
+  while (q->Step()) names.emplace(q->Int(0), q->Text(1));
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  return names;
+}
+
 }  // namespace kscope::store

@@ -67,6 +67,8 @@ class Store {
   Result<std::vector<RunInfo>> ListRuns();
   Result<RunInfo> GetRun(int64_t run_id);
   Result<int64_t> StreamRows(int64_t run_id, std::string_view stream);
+  // The names of the run's threads by nsys global thread id (thread_name).
+  Result<std::unordered_map<int64_t, std::string>> ThreadNames(int64_t run_id);
 
  private:
   explicit Store(sql::Db db) : db_(std::move(db)) {}

@@ -250,7 +250,10 @@ int64_t SelectionTest::run_ = 0;
 TEST_F(SelectionTest, DecodeStageAgreesWithSqlOnTheExport) {
   config::SelectionConfig cfg;
   cfg.stage = "decode";
-  auto sel = capture::SelectKernels(*store_, run_, cfg);
+  cfg.top = 20;
+  cfg.warmup = 2;
+  cfg.launches = 3;
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 0);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
   EXPECT_EQ(sel->nvtx_include, "decode/");  // a push/pop range: ncu needs the trailing '/'
   auto db = sql::Db::Open(testing::NsysData("llama.sqlite"), sql::OpenMode::kReadOnly);
@@ -306,8 +309,9 @@ TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
   config::SelectionConfig cfg;
   cfg.top = 3;
   cfg.launches = 1;
+  cfg.warmup = 2;
   cfg.max_pass_launches = 4;  // forces several ncu runs
-  auto sel = capture::SelectKernels(*store_, run_, cfg);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 0);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
   EXPECT_EQ(sel->nvtx_include, "");
   EXPECT_EQ(sel->scope_kernels, 3778);
@@ -324,7 +328,7 @@ TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
   EXPECT_EQ(profiled, picks);
   config::NcuConfig ncu;
   const auto argv =
-      capture::NcuProfileArgv("ncu", ncu, *sel, sel->passes[0], "runs/1/ncu/pass1", {"python3", "w.py", "--x"});
+      capture::NcuProfileArgv("ncu", ncu, *sel, sel->passes[0], {}, "runs/1/ncu/pass1", {"python3", "w.py", "--x"});
   const std::vector<std::string> head{"ncu",     "--target-processes", "all", "--kernel-name-base",
                                       "mangled", "--kernel-name"};
   ASSERT_GT(argv.size(), head.size());
@@ -362,13 +366,13 @@ TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
 TEST_F(SelectionTest, StageMistakesAreExplained) {
   config::SelectionConfig cfg;
   cfg.stage = "decod";
-  auto sel = capture::SelectKernels(*store_, run_, cfg);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 0);
   ASSERT_FALSE(sel.ok());
   EXPECT_EQ(sel.error().Line(),
             "kscope: error: selection.stage: no NVTX range 'decod' in the discovery run; ranges seen: 'decode', "
             "'prefill' (a range in a named domain is written domain@range)");
   cfg.stage = "torch@decode";  // a domain that the run does not have
-  EXPECT_FALSE(capture::SelectKernels(*store_, run_, cfg).ok());
+  EXPECT_FALSE(capture::SelectKernels(*store_, run_, cfg, 0).ok());
 }
 
 TEST(Commands, RegexEscapingAndQuoting) {

@@ -36,7 +36,11 @@ class ProfileReplay : public ::testing::Test {
     ASSERT_TRUE(s.ok());
     store_ = std::make_unique<store::Store>(std::move(s).value());
     runner_.ReplayRecordedProfile(kRun);
-    auto c = config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string()});
+    // The settings the recorded run was made with (the defaults then): its ncu output is what
+    // ncu printed for this plan.
+    auto c =
+        config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string(), "selection.top=20",
+                                "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off"});
     ASSERT_TRUE(c.ok());
     config_ = *c;
   }

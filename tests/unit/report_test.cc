@@ -179,10 +179,20 @@ TEST(Report, DevsetLlamaRunEqualsItsGoldenFiles) {
             "Launch-bound: 2,992 GPU operations in 1.60 s, the GPU idle 99.6% of the time");
   // The model's FLOPs, by hand: 4 layers x (2 x 1024^2 + 2 x 1024 x 256 + 3 x 1024 x 2816)
   // + 1024 x 32000 = 77,856,768 matmul parameters; decode 32 tokens at context 136:
-  // 2 x 77,856,768 x 32 + 4 x 4 x 1024 x 136 x 32 = 5,054,136,320.
-  EXPECT_EQ(decode["mfu"]["analytic_flops"], 5054136320.0);
-  EXPECT_EQ(decode["mfu"]["flops_source"], "analytic");
-  EXPECT_EQ(decode["mfu"]["bytes"], 77856768.0 * 2 * 16);  // bf16 weights read by 16 steps
+  // 2N = 2 x 77,856,768 x 32 = 4,982,833,152; with attention 4 x 4 x 1024 x 136 x 32 more:
+  // 5,054,136,320; causal, half of that attention: 5,018,484,736.
+  std::map<std::string, double> model;
+  for (const auto& l : decode["mfu"]["lines"]) model[l["name"].get<std::string>()] = l["flops"].get<double>();
+  EXPECT_EQ(model.at("2N"), 4982833152.0);
+  EXPECT_EQ(model.at("2N + attention"), 5054136320.0);
+  EXPECT_EQ(model.at("2N + causal attention"), 5018484736.0);
+  // Every line divides by one peak: the datasheet's dense BF16 (H200 SXM: 989.4 TFLOP/s).
+  EXPECT_EQ(decode["mfu"]["peak"]["precision"], "Tensor BF16");
+  EXPECT_EQ(decode["mfu"]["peak"]["flops_per_s"], 989.4e12);
+  for (const auto& l : decode["mfu"]["lines"]) {
+    EXPECT_NEAR(l["mfu_pct"].get<double>(),
+                100 * l["flops"].get<double>() / (decode["mfu"]["wall_ns"].get<double>() * 1e-9) / 989.4e12, 1e-9);
+  }
 }
 
 TEST(Report, MarkdownKeepsKernelNamesAsText) {
@@ -204,8 +214,8 @@ Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches ( ms), 0 copies an
 
 ## Stages
 
-| Stage | Instances | Range (ms) | Projected (ms) | GPU ops | Kernels (ms) | Busy % | FLOPs | MFU | MBU | Verdict | 
-|---|---|---|---|---|---|---|---|---|---|---|
+| Stage | Instances | Range (ms) | Projected (ms) | GPU ops | Kernels (ms) | First (ms) | Steady (ms) | Busy % | MFU | MBU | Verdict | 
+|---|---|---|---|---|---|---|---|---|---|---|---|
 
 ## Top kernels
 
@@ -245,15 +255,20 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   capture::ProfileSession session(*s, runner, {"nsys", "ncu"}, screen, false);
   capture::ProfileRequest quick;
   quick.workload = {"python3", "llama_workload.py", "4", "2", "128", "16"};
-  quick.config = *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string()});
+  // The settings the recorded runs were made with.
+  quick.config =
+      *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string(), "selection.top=20", "selection.warmup=2",
+                               "selection.launches=3", "selection.budget_s=0", "ncu.flops=off"});
   auto first = session.Run(quick);
   ASSERT_TRUE(first.ok() && !first->error);
   r["ncu profile"] = testing::Prints(rec + "roofline_decode_ncu.log");
   r["ncu export raw"] = testing::Writes("", rec + "roofline_decode_raw.csv.zst");
   r["ncu export details"] = testing::Writes("", rec + "roofline_decode_details.csv.zst");
   capture::ProfileRequest roofline = quick;
-  roofline.config = *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string(), "ncu.mode=roofline",
-                                             "selection.stage=decode", "selection.launches=2", "model.dtype=bf16"});
+  roofline.config =
+      *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string(), "ncu.mode=roofline",
+                               "selection.stage=decode", "selection.launches=2", "selection.warmup=2",
+                               "selection.top=20", "selection.budget_s=0", "ncu.flops=off", "model.dtype=bf16"});
   roofline.discovery_run = first->run_id;
   auto second = session.Run(roofline);
   ASSERT_TRUE(second.ok() && !second->error) << screen.str();
@@ -267,13 +282,15 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   }
   ASSERT_FALSE(decode.is_null());
   const auto& m = decode["mfu"];
-  EXPECT_EQ(m["flops_source"], "ncu");
+  EXPECT_EQ(m["mfu_source"], "ncu");
   EXPECT_EQ(m["measured_launches"], 64);
+  EXPECT_EQ(m["instances"], 1);  // one decode range: nothing to leave out as warm-up
   EXPECT_NEAR(m["coverage_pct"].get<double>(), second->selection->deep_pct, 1e-9);
 
   // The tensor FLOPs from ncu's own counters, summed here independently: per launch
-  // configuration, the mean over its profiled launches of the tensor operations ncu counted
-  // (sm__ops_path_tensor_*.sum), times the configuration's launches in the decode stage.
+  // configuration, the tensor operations ncu counted on its profiled launches
+  // (sm__ops_path_tensor_*.sum) per ns of those launches' own duration in the timeline, times
+  // the duration of each of the configuration's launches in the decode stage.
   auto stages = analysis::ComputeStages(*s, first->run_id);
   ASSERT_TRUE(stages.ok());
   const analysis::Stage* st = nullptr;
@@ -282,47 +299,54 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   }
   ASSERT_NE(st, nullptr);
   namespace k = store::kernel;
-  auto cols = store::ReadColumns(s->db(), first->run_id, store::kKernelStream,
-                                 {k::kName, k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ});
+  auto cols = store::ReadColumns(
+      s->db(), first->run_id, store::kKernelStream,
+      {k::kName, k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ, k::kStart, k::kEnd});
   ASSERT_TRUE(cols.ok());
   auto config_of = [&](int64_t row) {
     std::vector<int64_t> c;
-    for (const auto& col : *cols) c.push_back(col[static_cast<size_t>(row)]);
+    for (size_t i = 0; i < 7; ++i) c.push_back((*cols)[i][static_cast<size_t>(row)]);
     return c;
+  };
+  auto ns_of = [&](int64_t row) {
+    return static_cast<double>((*cols)[8][static_cast<size_t>(row)] - (*cols)[7][static_cast<size_t>(row)]);
   };
   auto q = s->db().Prepare(
       "SELECT l.kernel_index, sum(m.value) FROM ncu_launch l JOIN ncu_metric m ON m.run_id = l.run_id AND "
       "m.launch_id = l.id JOIN string s ON s.id = m.metric_id WHERE l.run_id = ?1 AND s.value IN "
       "('sm__ops_path_tensor_src_bf16_dst_fp32.sum', 'sm__ops_path_tensor_src_fp16.sum', "
-      "'sm__ops_path_tensor_src_tf32_dst_fp32.sum', 'sm__ops_path_tensor_src_fp8_sparsity_off.sum') GROUP BY l.id");
+      "'sm__ops_path_tensor_src_tf32_dst_fp32.sum', 'sm__ops_path_tensor_src_fp8.sum') GROUP BY l.id");
   ASSERT_TRUE(q.ok()) << q.error().Line();
   q->Bind(1, second->run_id);
-  std::map<std::vector<int64_t>, double> tensor;
-  std::map<std::vector<int64_t>, int> profiled;
+  std::map<std::vector<int64_t>, double> tensor, profiled_ns;
   while (q->Step()) {
     const auto c = config_of(q->Int(0));
     tensor[c] += q->Double(1);
-    ++profiled[c];
+    profiled_ns[c] += ns_of(q->Int(0));
   }
   double expected_tensor = 0;
   for (int64_t row : st->kernel_rows) {
     const auto c = config_of(row);
-    if (profiled.count(c) != 0) expected_tensor += tensor[c] / profiled[c];
+    if (profiled_ns.count(c) != 0) expected_tensor += tensor[c] / profiled_ns[c] * ns_of(row);
   }
   ASSERT_GT(expected_tensor, 1e9);
   // kscope's count: the tensor part equals ncu's counters (to the counters' own rounding of
   // rate x time, 1e-6); what exceeds it is FP32/FP16 instruction work, a small share here.
-  const double kscope_flops = m["ncu_flops"].get<double>();
+  const double kscope_flops = m["measured_flops"].get<double>();
   EXPECT_GE(kscope_flops, expected_tensor * (1 - 1e-6));
   EXPECT_LT(kscope_flops, expected_tensor * 1.2);
-  // The roof is the dense one: 540,672 bf16 operations per cycle on the H100 (times the
-  // clock ncu ran at), not the path's sparse 1,081,344.
-  const double peak = m["peak_flops_per_s"].get<double>();
-  EXPECT_GT(peak / 540672, 1.3e9);
-  EXPECT_LT(peak / 540672, 2.0e9);
-  EXPECT_EQ(m["peak_source"], "ncu");
-  EXPECT_EQ(m["precision"], "Tensor BF16");
-  EXPECT_NEAR(m["mfu_pct"].get<double>(), 100 * kscope_flops / (decode["proj_ns"].get<double>() * 1e-9) / peak, 1e-9);
+  // MFU divides by the datasheet's dense peak (H100 SXM BF16: 989.4 TFLOP/s), whose clock is
+  // that of ncu's dense 540,672 bf16 operations per cycle: 1.83 GHz; ncu's own peak, at the
+  // base clock it locked, is shown beside it (not the path's sparse 1,081,344 per cycle).
+  EXPECT_EQ(m["peak"]["precision"], "Tensor BF16");
+  EXPECT_EQ(m["peak"]["flops_per_s"], 989.4e12);
+  EXPECT_EQ(m["peak"]["source"], "datasheet H100 SXM");
+  EXPECT_NEAR(m["peak"]["clock_hz"].get<double>(), 989.4e12 / 540672, 1e3);
+  const double ncu_peak = m["ncu_peak"]["flops_per_s"].get<double>();
+  EXPECT_NEAR(ncu_peak / 540672, m["ncu_peak"]["clock_hz"].get<double>(), 1e3);
+  EXPECT_GT(ncu_peak / 540672, 1.3e9);
+  EXPECT_LT(ncu_peak / 540672, 2.0e9);
+  EXPECT_NEAR(m["mfu_pct"].get<double>(), 100 * kscope_flops / (m["wall_ns"].get<double>() * 1e-9) / 989.4e12, 1e-9);
   fs::remove_all(dir);
 }
 

@@ -48,7 +48,9 @@ TEST_F(StoreTest, RefusesOtherSchemaVersions) {
   auto s = Store::Open(path, sql::OpenMode::kReadWrite);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().Line(), "kscope: error: " + path +
-                                  ": database schema version 99 is not the version this kscope reads (3); use the "
+                                  ": database schema version 99 is not the version this kscope reads (" +
+                                  std::to_string(store::kSchemaVersion) +
+                                  "); use the "
                                   "kscope that wrote it, or import into a new database");
 }
 

@@ -161,6 +161,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
     Status& memops = results[kernel_slices];
     memops = Guarded([&] { return ReadMemops(ctx, *db, f.memops); });
     if (memops.ok()) results.back() = Guarded([&] { return ReadNvtx(ctx, *db, f.nvtx); });
+    if (results.back().ok()) results.back() = Guarded([&] { return ReadThreadNames(ctx, *db); });
     for (auto& t : readers) t.join();
   }
   KSCOPE_RETURN_IF_ERROR(FirstError(results, path));

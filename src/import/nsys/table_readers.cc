@@ -294,3 +294,28 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
 }
 
 }  // namespace kscope::import::nsys
+
+namespace kscope::import::nsys {
+
+Status ReadThreadNames(FileContext& ctx, sql::Db& db) {
+  const std::string table = "ThreadNames";
+  if (!ctx.schema.HasTable(table)) return Status::Ok();
+  auto q = ctx.Select(db, table, {"nameId", "globalTid"});
+  if (!q.ok()) return q.error();
+  const std::lock_guard<std::mutex> hold(ctx.store_lock);
+  auto insert = ctx.target.store.db().Prepare(
+      "INSERT OR REPLACE INTO thread_name (run_id, global_tid, name_id) VALUES (?1, ?2, ?3)");
+  if (!insert.ok()) return insert.error();
+  while (q->Step()) {
+    if (q->IsNull(1) || q->IsNull(2)) continue;  // a thread without a name or id says nothing
+    const std::string* name = ctx.strings.Value(q->Int(1));
+    if (name == nullptr) continue;
+    auto id = ctx.target.store.InternString(*name);
+    if (!id.ok()) return id.error();
+    KSCOPE_RETURN_IF_ERROR(insert->Bind(1, ctx.target.run_id).Bind(2, q->Int(2)).Bind(3, *id).Run());
+  }
+  if (!q->status().ok()) return ctx.ReadError(db, table);
+  return Status::Ok();
+}
+
+}  // namespace kscope::import::nsys

@@ -29,5 +29,7 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops,
 Status ReadMemops(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Memops& facts);
 // The NVTX table (whichever variant the export has), with each range's nesting, on `db`.
 Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts);
+// ThreadNames into the store's thread_name table, on `db`; an export without it has none.
+Status ReadThreadNames(FileContext& ctx, sql::Db& db);
 
 }  // namespace kscope::import::nsys

@@ -1,7 +1,7 @@
 // Chart 3: the NVTX stages by GPU busy time, each labelled with its model FLOPs utilization
 // (MFU) and memory bandwidth utilization (MBU) where kscope could compute them.
 kscopeCharts.stages = (report) => {
-  const name = (s) => s.text || s.name || '?';  // the range's own text, not nsys's "domain:text"
+  const name = (s) => s.display_name || s.text || s.name || '?';  // 'decode', not nsys's ':decode'
   const names = new Map();
   for (const s of report.stages || []) names.set(name(s), (names.get(name(s)) || 0) + 1);
   const values = (report.stages || []).map((s) => {
@@ -13,9 +13,10 @@ kscopeCharts.stages = (report) => {
       text: `MFU ${kscopeCharts.percent(mfu.mfu_pct)}, MBU ${kscopeCharts.percent(mfu.mbu_pct)}`,
       measured: mfu.mfu_pct !== null && mfu.mfu_pct !== undefined ? 'MFU known' : 'no MFU',
       tooltip: {
-        stage: s.name || s.text, 'GPU busy': kscopeCharts.duration(s.gpu_busy_ns), 'busy share': kscopeCharts.percent(s.gpu_busy_pct),
+        stage: name(s), 'GPU busy': kscopeCharts.duration(s.gpu_busy_ns), 'busy share': kscopeCharts.percent(s.gpu_busy_pct),
         'range time': kscopeCharts.duration(s.range_ns), MFU: kscopeCharts.percent(mfu.mfu_pct),
-        MBU: kscopeCharts.percent(mfu.mbu_pct), precision: mfu.precision || 'n/a', 'FLOPs from': mfu.flops_source || 'n/a',
+        MBU: kscopeCharts.percent(mfu.mbu_pct), precision: (mfu.peak && mfu.peak.precision) || 'n/a', 'FLOPs from': mfu.mfu_source || 'n/a',
+        'FLOP coverage': kscopeCharts.percent(mfu.coverage_pct), 'other threads': String((s.other_threads && s.other_threads.ops) || 0) + ' ops',
       },
     };
   });
