@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "config/config.h"
+#include "report/all_kernels.h"
 #include "report/kernel_reports.h"
 
 namespace kscope::cli {
@@ -14,6 +15,7 @@ namespace {
 struct KernelsArgs {
   int64_t run = 0;
   std::string which, format = "table";
+  bool all = false;
 };
 
 report::Format ParseFormat(const std::string& f) {
@@ -45,7 +47,8 @@ int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
   auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (!one) {
-    auto table = report::KernelsTable(*store, a.run, cfg->classify);
+    auto table = a.all ? report::AllKernelsTable(*store, a.run, cfg->classify)
+                       : report::KernelsTable(*store, a.run, cfg->classify);
     if (!table.ok()) return Fail(table.error());
     WriteTables({*table}, ParseFormat(a.format));
     return 0;
@@ -63,6 +66,7 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
   CLI::App* cmd = app.add_subcommand("kernels", "Profiled kernels of a run by GPU time, with class and roofline");
   cmd->add_option("run", list->run, "run id (kscope runs)")->required();
   cmd->add_option("--format,-f", list->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_flag("--all", list->all, "every kernel of the run from nsys, with ncu's figures where profiled");
   cmd->callback([list, &global, &exit_code] { exit_code = Run(*list, global, false); });
 
   auto detail = std::make_shared<KernelsArgs>();

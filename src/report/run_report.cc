@@ -58,8 +58,8 @@ json TimelineJson(const analysis::TimelineDiagnosis& d) {
           {"largest_gaps", gaps}};
 }
 
-// The run whose nsys data the report reads: the run itself, or the discovery run its ncu
-// launches are linked to (kscope profile --discovery).
+}  // namespace
+
 Result<int64_t> TimelineRun(store::Store& store, int64_t run_id) {
   auto kernels = store.StreamRows(run_id, "kernel");
   if (!kernels.ok()) return kernels.error();
@@ -73,8 +73,6 @@ Result<int64_t> TimelineRun(store::Store& store, int64_t run_id) {
   return Error{"run " + std::to_string(run_id), "has no nsys data and no link to a run that has",
                "import its nsys export into it: kscope import --run " + std::to_string(run_id) + " FILE.sqlite"};
 }
-
-}  // namespace
 
 Result<json> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config) {
   auto run = store.GetRun(run_id);

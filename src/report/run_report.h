@@ -19,4 +19,8 @@ inline constexpr int kReportVersion = 1;
 
 Result<nlohmann::json> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config);
 
+// The run whose nsys data a run's report reads: the run itself, or the discovery run its ncu
+// launches are linked to (kscope profile --discovery).
+Result<int64_t> TimelineRun(store::Store& store, int64_t run_id);
+
 }  // namespace kscope::report

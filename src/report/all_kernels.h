@@ -1,0 +1,17 @@
+// `kscope kernels RUN --all`: every kernel of a run from nsys (GPU time, launches, family,
+// library), in the order of nsys's cuda_gpu_kern_sum, with ncu's class, occupancy and top
+// stall where the kernel was profiled.
+#pragma once
+
+#include <cstdint>
+
+#include "analysis/bottleneck.h"
+#include "report/table.h"
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::report {
+
+Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds);
+
+}  // namespace kscope::report
