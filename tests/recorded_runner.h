@@ -64,7 +64,8 @@ inline std::string Unzstd(const std::string& path) {
 class RecordedRunner : public capture::ProcessRunner {
  public:
   // Kinds: "nsys --version", "ncu --version", "nvidia-smi", "python", "nsys profile",
-  // "nsys export", "ncu profile", "ncu export raw", "ncu export details".
+  // "nsys export", "ncu profile", "ncu export raw", "ncu export details", "ncu --list-sets",
+  // "ncu --list-sections", "ncu --query-metrics".
   std::map<std::string, Replay> replies;
   std::vector<std::pair<std::string, std::vector<std::string>>> calls;  // kind, argv
 
@@ -88,6 +89,9 @@ class RecordedRunner : public capture::ProcessRunner {
     if (prog.rfind("python", 0) == 0) return "python";
     if (prog == "nvidia-smi") return "nvidia-smi";
     if (has("--version")) return prog + " --version";
+    for (const char* what : {"--list-sets", "--list-sections", "--query-metrics"}) {
+      if (has(what)) return prog + " " + what;
+    }
     if (prog == "nsys") return "nsys " + argv[1];
     if (prog == "ncu" && has("--import")) return std::string("ncu export ") + (has("raw") ? "raw" : "details");
     return prog + " profile";
