@@ -136,6 +136,7 @@ Roofline ComputeRoofline(const NcuLaunch& l) {
     if (dense) peak_terms = {{*dense, 1}};
     auto peak = Rate(l, peak_terms, spec.peak_clock, missing);
     if (!achieved || !peak || !bw || !bw_peak_cycle || !dram_hz) {
+      r.missing_precisions.emplace_back(spec.name);
       for (auto& m : missing) {
         if (std::find(r.missing.begin(), r.missing.end(), m) == r.missing.end()) r.missing.push_back(std::move(m));
       }

@@ -29,10 +29,12 @@ struct RooflinePoint {
 struct Roofline {
   std::vector<RooflinePoint> points;  // the precisions whose metrics were collected
   std::vector<std::string> missing;   // metrics missing for a full roofline
+  std::vector<std::string> missing_precisions;  // precisions without a point for lack of them
   // Which ncu sections would provide the missing metrics.
   static constexpr std::string_view kSections =
       "SpeedOfLight_RooflineChart (FP32/FP64), SpeedOfLight_HierarchicalHalfRooflineChart (FP16), "
-      "SpeedOfLight_HierarchicalTensorRooflineChart (tensor paths); ncu --set roofline collects them all";
+      "SpeedOfLight_HierarchicalTensorRooflineChart (tensor paths); ncu --set roofline collects them all, and kscope "
+      "profile's FLOP counters (ncu.flops=on, the default) do too";
 };
 
 Roofline ComputeRoofline(const NcuLaunch& launch);

@@ -178,9 +178,14 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
                        Num(p.peak_dram_bytes_per_s / 1e9, 2), Num(p.intensity, 3), Num(p.ridge, 3),
                        Num(p.PercentOfRoof(), 2)});
   }
-  if (!roof.missing.empty()) {
-    rl.rows.push_back({std::string("missing"),
-                       fmt::format("{} (sections: {})", fmt::join(roof.missing, ", "), analysis::Roofline::kSections)});
+  if (!roof.missing_precisions.empty()) {
+    // One short row: which precisions have no point, how many metrics they lack (the first
+    // few named), and what collects them.
+    std::vector<std::string> some(roof.missing.begin(), roof.missing.begin() + std::min<size_t>(2, roof.missing.size()));
+    rl.rows.push_back({std::string("not measured"),
+                       fmt::format("{}: {} metrics missing ({}{}); {}", fmt::join(roof.missing_precisions, ", "),
+                                   roof.missing.size(), fmt::join(some, ", "), roof.missing.size() > 2 ? ", ..." : "",
+                                   analysis::Roofline::kSections)});
     rl.rows.back().resize(rl.columns.size());
   }
   out.push_back(std::move(rl));
