@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 #include <variant>
 
@@ -21,6 +22,7 @@ struct Key {
   std::string_view doc;
   std::vector<std::string_view> choices;  // allowed values of a string key; empty: any
   Ref (*ref)(Config&);
+  bool path = false;  // a file: relative to the configuration file that names it
 };
 
 // Every configuration key, once. Defaults are the member initializers in config.h.
@@ -189,9 +191,11 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.model.dtype; }},
       {"model.hf_config",
-       "a Hugging Face config.json to read the model's shapes from (layers, hidden, heads, experts, ...)",
+       "a Hugging Face config.json to read the model's shapes from (layers, hidden, heads, experts, ...); in a "
+       "configuration file, relative to its folder",
        {},
-       +[](Config& c) -> Ref { return &c.model.hf_config; }},
+       +[](Config& c) -> Ref { return &c.model.hf_config; },
+       true},
       {"model.params",
        "parameters in matrix multiplies, N of 6N (0: from the shapes)",
        {},
@@ -346,6 +350,12 @@ Status ReadTree(Config& c, const YAML::Node& node, const std::string& prefix, co
       KSCOPE_RETURN_IF_ERROR(ReadSweep(c, e.second, where));
     } else if (const Key* k = FindKey(name)) {
       KSCOPE_RETURN_IF_ERROR(Set(c, *k, e.second, where));
+      if (k->path) {  // a file named in a configuration file: relative to that file's folder
+        auto* value = std::get<std::string*>(k->ref(c));
+        if (!value->empty() && std::filesystem::path(*value).is_relative()) {
+          *value = (std::filesystem::path(where).parent_path() / *value).lexically_normal().string();
+        }
+      }
     } else if (e.second.IsMap()) {
       KSCOPE_RETURN_IF_ERROR(ReadTree(c, e.second, name + ".", where));
     } else {
