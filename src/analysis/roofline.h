@@ -27,8 +27,8 @@ struct RooflinePoint {
 };
 
 struct Roofline {
-  std::vector<RooflinePoint> points;  // the precisions whose metrics were collected
-  std::vector<std::string> missing;   // metrics missing for a full roofline
+  std::vector<RooflinePoint> points;            // the precisions whose metrics were collected
+  std::vector<std::string> missing;             // metrics missing for a full roofline
   std::vector<std::string> missing_precisions;  // precisions without a point for lack of them
   // Which ncu sections would provide the missing metrics.
   static constexpr std::string_view kSections =

@@ -181,11 +181,12 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
   if (!roof.missing_precisions.empty()) {
     // One short row: which precisions have no point, how many metrics they lack (the first
     // few named), and what collects them.
-    std::vector<std::string> some(roof.missing.begin(), roof.missing.begin() + std::min<size_t>(2, roof.missing.size()));
-    rl.rows.push_back({std::string("not measured"),
-                       fmt::format("{}: {} metrics missing ({}{}); {}", fmt::join(roof.missing_precisions, ", "),
-                                   roof.missing.size(), fmt::join(some, ", "), roof.missing.size() > 2 ? ", ..." : "",
-                                   analysis::Roofline::kSections)});
+    std::vector<std::string> some(roof.missing.begin(),
+                                  roof.missing.begin() + std::min<size_t>(2, roof.missing.size()));
+    rl.rows.push_back(
+        {std::string("not measured"),
+         fmt::format("{}: {} metrics missing ({}{}); {}", fmt::join(roof.missing_precisions, ", "), roof.missing.size(),
+                     fmt::join(some, ", "), roof.missing.size() > 2 ? ", ..." : "", analysis::Roofline::kSections)});
     rl.rows.back().resize(rl.columns.size());
   }
   out.push_back(std::move(rl));
