@@ -81,6 +81,15 @@ class RecordedRunner : public capture::ProcessRunner {
     replies["ncu profile"] = Prints(dir + "ncu_pass1.log");
     replies["ncu export raw"] = Writes("", dir + "pass1_raw.csv.zst");
     replies["ncu export details"] = Writes("", dir + "pass1_details.csv.zst");
+    ReplayNcuCatalog();
+  }
+
+  // What ncu 2025.3.1 printed on the H100 when asked what it offers.
+  void ReplayNcuCatalog() {
+    const std::string at = std::string(KSCOPE_TEST_DATA_DIR) + "/capture/ncu_catalog_h100/";
+    replies["ncu --list-sets"] = Writes("", at + "list_sets.txt");
+    replies["ncu --list-sections"] = Writes("", at + "list_sections.txt");
+    replies["ncu --query-metrics"] = Writes("", at + "query_metrics.txt.zst");
   }
 
   static std::string Kind(const std::vector<std::string>& argv) {

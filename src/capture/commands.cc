@@ -14,6 +14,7 @@ std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::
     a.insert(a.end(), {"--capture-range=nvtx", "--nvtx-capture=" + c.capture_range, "--capture-range-end=stop"});
   }
   if (!c.pytorch.empty()) a.push_back("--pytorch=" + c.pytorch);
+  if (c.duration_s > 0) a.push_back("--duration=" + std::to_string(c.duration_s));
   a.insert(a.end(), {"-o", out_base, "--force-overwrite=true"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
@@ -30,7 +31,10 @@ std::vector<std::string> NsysExportArgv(const std::string& nsys, const std::stri
   return {nsys, "export", "--type", "sqlite", "-o", out_sqlite, "--force-overwrite=true", report};
 }
 
+std::string NcuSet(const config::NcuConfig& c) { return !c.set.empty() ? c.set : c.mode == "full" ? "full" : ""; }
+
 std::vector<std::string> NcuSections(const config::NcuConfig& c) {
+  if (!NcuSet(c).empty()) return c.sections;  // the set's sections, and the extra ones
   std::vector<std::string> s{"SpeedOfLight", "MemoryWorkloadAnalysis", "LaunchStats", "Occupancy"};
   if (c.mode == "deep" || c.mode == "roofline") {
     s.insert(s.end(), {"WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis"});
@@ -47,15 +51,25 @@ std::vector<std::string> NcuSections(const config::NcuConfig& c) {
 }
 
 int64_t EstimatedPasses(const config::NcuConfig& c) {
-  int64_t passes = c.mode == "roofline" ? 32 : c.mode == "deep" ? 20 : 11;
+  const std::string set = NcuSet(c);
+  int64_t passes = set == "full"          ? 38
+                   : set == "basic"       ? 10
+                   : !set.empty()         ? 24
+                   : c.mode == "roofline" ? 32
+                   : c.mode == "deep"     ? 20
+                                          : 11;
   passes += static_cast<int64_t>(c.sections.size());  // a section more: a pass more, about
-  if (c.flops == "on" && c.mode != "roofline") passes += 6;
+  if (c.flops == "on" && c.mode != "roofline" && set != "full" && set != "roofline") passes += 6;
+  if (!c.metrics.empty()) passes += 2;
   return passes;
 }
 
 std::vector<std::string> NcuMetrics(const config::NcuConfig& c) {
-  if (c.flops != "on") return {};
-  return analysis::FlopMetrics();
+  std::vector<std::string> m = c.flops == "on" ? analysis::FlopMetrics() : std::vector<std::string>{};
+  for (const auto& extra : c.metrics) {
+    if (std::find(m.begin(), m.end(), extra) == m.end()) m.push_back(extra);
+  }
+  return m;
 }
 
 namespace {
@@ -69,12 +83,15 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConf
                              "--kernel-name",
                              filter,
                              "--filter-mode",
-                             "per-launch-config",
+                             sel.filter_mode,
                              "--launch-skip",
                              std::to_string(sel.warmup),
                              "--launch-count",
                              std::to_string(sel.launches)};
-  if (!sel.nvtx_include.empty()) a.insert(a.end(), {"--nvtx", "--nvtx-include", sel.nvtx_include});
+  if (!sel.nvtx_include.empty() || !sel.nvtx_exclude.empty()) a.emplace_back("--nvtx");
+  if (!sel.nvtx_include.empty()) a.insert(a.end(), {"--nvtx-include", sel.nvtx_include});
+  for (const auto& x : sel.nvtx_exclude) a.insert(a.end(), {"--nvtx-exclude", x});
+  if (const std::string set = NcuSet(c); !set.empty()) a.insert(a.end(), {"--set", set});
   for (const auto& s : NcuSections(c)) a.insert(a.end(), {"--section", s});
   if (!metrics.empty()) {
     std::string list;

@@ -19,13 +19,16 @@ std::map<std::string, std::string> NsysProfileEnv(const config::NsysConfig& c);
 std::vector<std::string> NsysExportArgv(const std::string& nsys, const std::string& report,
                                         const std::string& out_sqlite);
 
-// The sections of an ncu mode (quick, deep, roofline) plus the configured extra ones.
+// The ncu section set asked for (ncu.set; ncu.mode full is the set full), or "".
+std::string NcuSet(const config::NcuConfig& c);
+// The sections of an ncu mode (quick, deep, roofline) plus the configured extra ones; with a
+// set, only the extra ones.
 std::vector<std::string> NcuSections(const config::NcuConfig& c);
 // About how many replay passes ncu takes per launch for the mode's sections and the metrics
 // (ncu 2025.3 on an H100: quick 11, with the FLOP counters 17); for the selection's budget.
 int64_t EstimatedPasses(const config::NcuConfig& c);
-// The metrics asked for on top of the sections: the FLOP counters (ncu.flops), before the
-// check against what the installed ncu offers (capture/ncu_catalog.h).
+// The metrics asked for on top of the sections: the FLOP counters (ncu.flops) and ncu.metrics,
+// before the check against what the installed ncu offers (capture/ncu_catalog.h).
 std::vector<std::string> NcuMetrics(const config::NcuConfig& c);
 // One deep pass: its kernels' union filter and launch window, NVTX-gated when the selection
 // is, the sections of the mode and `metrics`; the report is `out_base`.ncu-rep.

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "util/closest.h"
+
 namespace kscope::capture {
 
 namespace fs = std::filesystem;
@@ -84,7 +86,46 @@ std::optional<NcuCatalog> FromJson(const nlohmann::json& j) {
 
 std::string_view MetricBase(std::string_view metric) { return metric.substr(0, metric.find('.')); }
 
-bool NcuCatalog::HasMetric(std::string_view metric) const { return metrics.contains(std::string(MetricBase(metric))); }
+namespace {
+
+// ncu's metric names: BASE, then a rollup (.sum .avg .min .max) and a submetric for counters
+// and throughputs, or .pct .ratio .max_rate for ratios.
+bool KnownSuffix(std::string_view suffix) {
+  if (suffix.empty() || suffix == ".pct" || suffix == ".ratio" || suffix == ".max_rate") return true;
+  for (std::string_view rollup : {".sum", ".avg", ".min", ".max"}) {
+    if (suffix.starts_with(rollup)) {
+      suffix.remove_prefix(rollup.size());
+      break;
+    }
+  }
+  if (suffix.empty()) return true;
+  static const std::set<std::string_view> kSubmetrics = {".peak_sustained",
+                                                         ".peak_sustained_active",
+                                                         ".peak_sustained_active.per_second",
+                                                         ".peak_sustained_elapsed",
+                                                         ".peak_sustained_elapsed.per_second",
+                                                         ".peak_sustained_region",
+                                                         ".peak_sustained_region.per_second",
+                                                         ".peak_sustained_frame",
+                                                         ".peak_sustained_frame.per_second",
+                                                         ".per_cycle_active",
+                                                         ".per_cycle_elapsed",
+                                                         ".per_cycle_region",
+                                                         ".per_cycle_frame",
+                                                         ".per_second",
+                                                         ".pct_of_peak_sustained_active",
+                                                         ".pct_of_peak_sustained_elapsed",
+                                                         ".pct_of_peak_sustained_region",
+                                                         ".pct_of_peak_sustained_frame"};
+  return kSubmetrics.contains(suffix);
+}
+
+}  // namespace
+
+bool NcuCatalog::HasMetric(std::string_view metric) const {
+  const std::string_view base = MetricBase(metric);
+  return metrics.contains(std::string(base)) && KnownSuffix(metric.substr(base.size()));
+}
 
 NcuCatalog ParseNcuCatalog(std::string_view list_sets, std::string_view list_sections, std::string_view query_metrics) {
   NcuCatalog c;
@@ -164,6 +205,50 @@ MetricCheck CheckMetrics(const NcuCatalog& catalog, const std::vector<std::strin
   for (const auto& m : wanted)
     (catalog.metrics.empty() || catalog.HasMetric(m) ? check.present : check.missing).push_back(m);
   return check;
+}
+
+Status CheckRequest(const NcuCatalog& catalog, const std::string& set, const std::vector<std::string>& sections,
+                    const std::vector<std::string>& metrics) {
+  const std::string version = catalog.ncu_version.empty() ? "this ncu" : "ncu " + catalog.ncu_version;
+  auto lacks = [&](const std::string& key, const std::string& what, const std::string& name,
+                   const std::set<std::string>& have) {
+    std::string near;
+    for (const auto& c : Closest(name, std::vector<std::string>(have.begin(), have.end()), 4)) {
+      near += (near.empty() ? "'" : ", '") + c + "'";
+    }
+    return Error{key,
+                 fmt::format("{} on {} has no {} '{}'", version, catalog.device.empty() ? "this GPU" : catalog.device,
+                             what, name),
+                 near.empty() ? "see ncu --list-" + what + "s" : "closest: " + near};
+  };
+  if (!set.empty() && !catalog.sets.empty() && !catalog.sets.contains(set))
+    return lacks("ncu.set", "set", set, catalog.sets);
+  for (const auto& s : sections) {
+    if (!catalog.sections.empty() && !catalog.sections.contains(s))
+      return lacks("ncu.sections", "section", s, catalog.sections);
+  }
+  for (const auto& m : metrics) {
+    if (m.find(':') != std::string::npos) continue;  // regex:, group:, breakdown: are ncu's to expand
+    const std::string base(MetricBase(m));
+    if (!catalog.metrics.empty() && catalog.metrics.contains(base) && !catalog.HasMetric(m)) {
+      return Error{"ncu.metrics", fmt::format("'{}' has no suffix '{}' in ncu's naming", m, m.substr(base.size())),
+                   "a ratio takes .pct or .ratio; a counter or throughput .sum, .avg, .min or .max, then optionally "
+                   ".per_second, .per_cycle_elapsed or .pct_of_peak_sustained_elapsed (ncu --query-metrics-mode suffix "
+                   "--metrics " +
+                       base + " lists them)"};
+    }
+    if (!catalog.metrics.empty() && !catalog.HasMetric(m)) {
+      // Closest among base names: the metric's own suffixes are the user's to keep.
+      std::vector<std::string> all(catalog.metrics.begin(), catalog.metrics.end());
+      std::string near;
+      for (const auto& c : Closest(std::string(MetricBase(m)), all, 4)) near += (near.empty() ? "'" : ", '") + c + "'";
+      return Error{
+          "ncu.metrics",
+          fmt::format("{} on {} has no metric '{}'", version, catalog.device.empty() ? "this GPU" : catalog.device, m),
+          near.empty() ? "see ncu --query-metrics" : "closest: " + near};
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace kscope::capture

@@ -49,4 +49,9 @@ struct MetricCheck {
 };
 MetricCheck CheckMetrics(const NcuCatalog& catalog, const std::vector<std::string>& wanted);
 
+// An error naming the first of `set`, `sections` and `metrics` the catalog lacks, with the
+// names it has that are closest (what replaces it); `key` names the setting in the message.
+Status CheckRequest(const NcuCatalog& catalog, const std::string& set, const std::vector<std::string>& sections,
+                    const std::vector<std::string>& metrics);
+
 }  // namespace kscope::capture

@@ -101,15 +101,29 @@ std::optional<GpuFacts> ParseGpuLine(std::string_view line) {
   if (f.size() > 2) g.sm_mhz = Mhz(f[2]);
   if (f.size() > 3) g.sm_max_mhz = Mhz(f[3]);
   if (f.size() > 4) g.mem_mhz = Mhz(f[4]);
+  auto given = [](const std::string& v) { return !v.empty() && v != "[N/A]" && v != "N/A" && v[0] != '['; };
+  if (f.size() > 5 && given(f[5])) g.compute_cap = f[5];
+  if (f.size() > 6) g.power_limit_w = Mhz(f[6]);  // "700.00 W": the number first
+  if (f.size() > 7) g.power_max_w = Mhz(f[7]);
+  if (f.size() > 8 && given(f[8])) g.persistence = f[8];
   return g;
 }
 
 Result<std::optional<GpuFacts>> QueryGpu(ProcessRunner& runner, const std::string& logs_dir) {
-  auto c = Capture(
-      runner,
-      {"nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem", "--format=csv,noheader"},
-      logs_dir, "nvidia_smi", 60);
+  constexpr const char* kFields = "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem";
+  auto c = Capture(runner,
+                   {"nvidia-smi",
+                    std::string("--query-gpu=") + kFields + ",compute_cap,power.limit,power.max_limit,persistence_mode",
+                    "--format=csv,noheader"},
+                   logs_dir, "nvidia_smi", 60);
   if (!c.ok()) return std::optional<GpuFacts>();  // no nvidia-smi: the discovery run will tell
+  const bool field_refused =
+      !c->outcome.ok() && !c->lines.empty() && c->lines.front().find("is not a valid field") != std::string::npos;
+  if (field_refused) {  // an older driver: the five fields every one knows
+    c = Capture(runner, {"nvidia-smi", std::string("--query-gpu=") + kFields, "--format=csv,noheader"}, logs_dir,
+                "nvidia_smi", 60);
+    if (!c.ok()) return std::optional<GpuFacts>();
+  }
   if (!c->outcome.ok()) {
     const std::string said = c->lines.empty() ? c->outcome.Describe() : c->lines.back();
     return Error{"nvidia-smi", "no usable NVIDIA GPU: " + said,
@@ -122,11 +136,33 @@ Result<std::optional<GpuFacts>> QueryGpu(ProcessRunner& runner, const std::strin
                "run on a machine with an NVIDIA GPU (check CUDA_VISIBLE_DEVICES)"};
 }
 
+std::string WorkloadPython(const std::vector<std::string>& workload) {
+  auto is_python = [](const std::string& p) { return fs::path(p).filename().string().rfind("python", 0) == 0; };
+  if (workload.empty()) return "python3";
+  if (is_python(workload[0])) return workload[0];
+  // A launcher script (torchrun, accelerate, deepspeed): the Python of its #! line.
+  std::string path = workload[0];
+  if (path.find('/') == std::string::npos) {
+    if (auto found = FindOnPath(path)) path = *found;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  if (in && std::getline(in, first) && first.starts_with("#!")) {
+    std::vector<std::string> words;
+    std::istringstream ws(first.substr(2));
+    for (std::string w; ws >> w;) words.push_back(w);
+    // "#!/usr/bin/env python3" or "#!/opt/venv/bin/python3.11"
+    for (const auto& w : words) {
+      if (is_python(w)) return w;
+    }
+  }
+  return "python3";
+}
+
 std::optional<std::string> TorchVersion(ProcessRunner& runner, const std::vector<std::string>& workload,
                                         const std::string& logs_dir) {
-  if (workload.empty() || fs::path(workload[0]).filename().string().rfind("python", 0) != 0) return std::nullopt;
-  auto c = Capture(runner, {workload[0], "-c", "import torch; print('torch', torch.__version__)"}, logs_dir,
-                   "torch_version", 120);
+  auto c = Capture(runner, {WorkloadPython(workload), "-c", "import torch; print('torch', torch.__version__)"},
+                   logs_dir, "torch_version", 120);
   if (!c.ok() || !c->outcome.ok()) return std::nullopt;
   for (const auto& l : c->lines) {
     if (l.rfind("torch ", 0) == 0) return l.substr(6);
@@ -139,6 +175,17 @@ nlohmann::json ToJson(const GpuFacts& g) {
   if (g.sm_mhz) j["sm_clock_mhz"] = *g.sm_mhz;
   if (g.sm_max_mhz) j["sm_max_clock_mhz"] = *g.sm_max_mhz;
   if (g.mem_mhz) j["mem_clock_mhz"] = *g.mem_mhz;
+  if (!g.compute_cap.empty()) {
+    j["compute_cap"] = g.compute_cap;
+    std::string arch = "sm_";
+    for (char ch : g.compute_cap) {
+      if (ch != '.') arch.push_back(ch);
+    }
+    j["sm_arch"] = arch;
+  }
+  if (g.power_limit_w) j["power_limit_w"] = *g.power_limit_w;
+  if (g.power_max_w) j["power_max_limit_w"] = *g.power_max_w;
+  if (!g.persistence.empty()) j["persistence_mode"] = g.persistence;
   return j;
 }
 

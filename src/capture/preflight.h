@@ -1,5 +1,5 @@
 // Before a profile: the profilers' versions, the GPU and its clocks, and the facts about the
-// workload's environment the manifest records (CUDA_VISIBLE_DEVICES, torch version).
+// workload's environment the manifest records (CUDA_VISIBLE_DEVICES, torch version, power mode).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,6 +24,9 @@ struct ToolVersions {
 struct GpuFacts {
   std::string name, driver;
   std::optional<double> sm_mhz, sm_max_mhz, mem_mhz;  // clocks when kscope started
+  std::string compute_cap;                            // "9.0" (the run's SM architecture: sm_90)
+  std::optional<double> power_limit_w, power_max_w;   // the power limit in force, and its maximum
+  std::string persistence;                            // persistence mode: Enabled | Disabled
 };
 
 // Runs `TOOL --version` through `runner` (log under `logs_dir`); an error when the tool
@@ -35,12 +38,18 @@ Result<ToolVersions> CheckToolVersions(ProcessRunner& runner, const Toolchain& t
 // there is no GPU; nullopt facts (not an error) when nvidia-smi itself is missing.
 Result<std::optional<GpuFacts>> QueryGpu(ProcessRunner& runner, const std::string& logs_dir);
 
-// The torch version seen by the workload's own interpreter, when argv[0] is a Python.
+// The Python that runs the workload: argv[0] when it is a Python, the interpreter of its #!
+// line when it is a script (torchrun, accelerate, a launcher), else python3 from PATH (a shell
+// script or a binary that starts Python). `on_path` finds a program on PATH.
+std::string WorkloadPython(const std::vector<std::string>& workload);
+
+// The torch version seen by the workload's Python (WorkloadPython), if it has torch.
 std::optional<std::string> TorchVersion(ProcessRunner& runner, const std::vector<std::string>& workload,
                                         const std::string& logs_dir);
 
 // Parses one line of `nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,
-// clocks.mem --format=csv,noheader`.
+// clocks.mem,compute_cap,power.limit,power.max_limit,persistence_mode --format=csv,noheader`
+// (the first five fields are enough: older drivers lack compute_cap).
 std::optional<GpuFacts> ParseGpuLine(std::string_view line);
 
 nlohmann::json ToJson(const GpuFacts& g);

@@ -48,6 +48,19 @@ struct Capture {  // NOLINT(bugprone-exception-escape): its implicit constructor
   }
 };
 
+// The workload's argv with each {kscope.run_dir} replaced by the run directory.
+std::vector<std::string> WithRunDir(const std::vector<std::string>& argv, const std::string& run_dir) {
+  constexpr std::string_view kPlaceholder = "{kscope.run_dir}";
+  std::vector<std::string> out = argv;
+  for (auto& arg : out) {
+    for (size_t at = arg.find(kPlaceholder); at != std::string::npos;
+         at = arg.find(kPlaceholder, at + run_dir.size())) {
+      arg.replace(at, kPlaceholder.size(), run_dir);
+    }
+  }
+  return out;
+}
+
 Error LogHint(Error e, const std::string& log) {
   e.fix += (e.fix.empty() ? "" : "; ") + std::string("its output: ") + log;
   return e;
@@ -115,6 +128,22 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   const ToolVersions* versions = &versions_[need_nsys];
   auto gpu = QueryGpu(runner_, pre_logs.string());
   if (!gpu.ok()) return gpu.error();
+  // What this ncu offers on this GPU (asked once per version and GPU): the set, sections and
+  // metrics asked for must exist; FLOP counters it lacks are left out, with a note.
+  auto catalog =
+      LoadNcuCatalog(runner_, tools_.ncu, versions->ncu, *gpu ? (*gpu)->name : std::string(),
+                     cfg.profile.cache_dir.empty() ? DefaultCacheDir() : cfg.profile.cache_dir, pre_logs.string());
+  if (!catalog.ok()) return catalog.error();
+  KSCOPE_RETURN_IF_ERROR(CheckRequest(*catalog, NcuSet(cfg.ncu), NcuSections(cfg.ncu), cfg.ncu.metrics));
+  const MetricCheck check = CheckMetrics(*catalog, NcuMetrics(cfg.ncu));
+  const std::vector<std::string> metrics = check.present;
+  std::string metric_note;
+  if (!check.missing.empty()) {
+    std::string missing;
+    for (const auto& m : check.missing) missing += (missing.empty() ? "" : ", ") + m;
+    metric_note = fmt::format("ncu {} on this GPU lacks {} of the FLOP metrics, left out: {}", versions->ncu,
+                              check.missing.size(), missing);
+  }
 
   // The run, in the store and on disk, before anything long starts.
   Capture cap;
@@ -137,6 +166,11 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   auto dir = MakeRunDir(cfg.profile.runs_dir, cap.run_id);
   if (!dir.ok()) return dir.error();
   cap.dir = *dir;
+  // The workload learns its run directory from KSCOPE_RUN_DIR, or from {kscope.run_dir} in its
+  // arguments (Hydra: hydra.run.dir={kscope.run_dir}/hydra); nothing else in them changes.
+  const std::string run_dir = fs::absolute(cap.dir.root, ec).string();
+  const std::vector<std::string> workload = WithRunDir(req.workload, run_dir);
+  const std::map<std::string, std::string> workload_env{{"KSCOPE_RUN_DIR", run_dir}};
   ProfileResult result;
   result.run_id = cap.run_id;
   result.run_dir = cap.dir.root.string();
@@ -148,9 +182,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"started_at", UtcNow()},
                   {"host", host},
                   {"cwd", fs::current_path(ec).string()},
-                  {"run_dir", fs::absolute(cap.dir.root, ec).string()},  // where kscope report writes
-                  {"workload", req.workload},
-                  {"command", ShellQuote(req.workload)},
+                  {"run_dir", run_dir},  // where kscope report writes
+                  {"workload", workload},
+                  {"command", ShellQuote(workload)},
                   {"config", config::ToYaml(cfg)},
                   {"sweep_point", req.sweep_point},
                   {"environment", {{"CUDA_VISIBLE_DEVICES", visible == nullptr ? json() : json(visible)}}},
@@ -160,12 +194,18 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"steps", json::array()},
                   {"notes", json::array()}};
   if (*gpu) cap.manifest["gpu"] = ToJson(**gpu);
-  if (!torch_.contains(req.workload[0]))
-    torch_[req.workload[0]] = TorchVersion(runner_, req.workload, cap.dir.logs().string());
-  if (const auto& torch = torch_[req.workload[0]]) cap.manifest["environment"]["torch"] = *torch;
-  cap.manifest["ncu_settings"] = {
-      {"mode", cfg.ncu.mode},     {"sections", NcuSections(cfg.ncu)},       {"flops", cfg.ncu.flops},
-      {"replay", cfg.ncu.replay}, {"clock_control", cfg.ncu.clock_control}, {"cache_control", cfg.ncu.cache_control}};
+  if (!torch_.contains(workload[0])) torch_[workload[0]] = TorchVersion(runner_, workload, cap.dir.logs().string());
+  if (const auto& torch = torch_[workload[0]]) {
+    cap.manifest["environment"]["torch"] = *torch;
+    cap.manifest["environment"]["python"] = WorkloadPython(workload);  // the Python that was asked
+  }
+  cap.manifest["ncu_settings"] = {{"mode", cfg.ncu.mode},
+                                  {"set", NcuSet(cfg.ncu)},
+                                  {"sections", NcuSections(cfg.ncu)},
+                                  {"flops", cfg.ncu.flops},
+                                  {"replay", cfg.ncu.replay},
+                                  {"clock_control", cfg.ncu.clock_control},
+                                  {"cache_control", cfg.ncu.cache_control}};
   KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
   out_ << fmt::format("kscope profile: run {} in {}\n", cap.run_id, cap.dir.root.string());
   if (auto old = ApplyRetention(cfg.profile.runs_dir, cfg.profile.keep_runs, cfg.profile.old_runs); old.ok()) {
@@ -197,8 +237,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     Progress progress(out_, tty_, "[1/3] nsys");
     const std::string base = (cap.dir.nsys() / "discovery").string();
     ProcessSpec spec;
-    spec.argv = NsysProfileArgv(tools_.nsys, cfg.nsys, base, req.workload);
+    spec.argv = NsysProfileArgv(tools_.nsys, cfg.nsys, base, workload);
     spec.env = NsysProfileEnv(cfg.nsys);
+    spec.env.insert(workload_env.begin(), workload_env.end());
     spec.log_path = (cap.dir.logs() / "nsys_profile.log").string();
     spec.timeout_s = cfg.profile.nsys_timeout_s;
     spec.stop_signal = SIGINT;  // nsys ends collection and writes its report on SIGINT
@@ -207,7 +248,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     spec.on_line = [&](std::string_view l) { nsys_out.Feed(l); };
     const size_t step = cap.Step("nsys profile", spec.argv, spec.log_path);
     for (const auto& [k, v] : spec.env) cap.At(step)["env"][k] = v;
-    progress.Start(ShellQuote(req.workload));
+    progress.Start(ShellQuote(workload));
     auto run = runner_.Run(spec);
     if (!run.ok()) return finish(run.error());
     cap.Record(step, *run);
@@ -244,6 +285,15 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                               spec.log_path));
       }
       return finish(LogHint(Error{"nsys", "wrote no report (" + report + ")", "see its output"}, spec.log_path));
+    }
+    const double report_mb = static_cast<double>(fs::file_size(report, ec)) / 1e6;
+    if (!ec && cfg.profile.max_trace_mb > 0 && report_mb > cfg.profile.max_trace_mb) {
+      return finish(Error{report,
+                          fmt::format("nsys's report is {:.{}f} MB, above profile.max_trace_mb={:g}; its SQLite "
+                                      "export would be larger still",
+                                      report_mb, report_mb < 10 ? 1 : 0, cfg.profile.max_trace_mb),
+                          "record less (nsys.duration_s=S, or an NVTX range with nsys.capture_range), or raise "
+                          "profile.max_trace_mb; the report is kept"});
     }
     std::optional<Error> workload_failed;
     if (!run->ok()) {
@@ -284,22 +334,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   // 2. Selection, and what the installed ncu offers of the metrics it will be asked for.
   auto sel = SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu));
   if (!sel.ok()) return finish(sel.error());
-  std::vector<std::string> metrics = NcuMetrics(cfg.ncu);
-  if (!metrics.empty()) {
-    auto catalog = LoadNcuCatalog(runner_, tools_.ncu, versions->ncu, *gpu ? (*gpu)->name : std::string(),
-                                  cfg.profile.cache_dir.empty() ? DefaultCacheDir() : cfg.profile.cache_dir,
-                                  cap.dir.logs().string());
-    if (!catalog.ok()) return finish(catalog.error());
-    const MetricCheck check = CheckMetrics(*catalog, metrics);
-    if (!check.missing.empty()) {
-      std::string missing;
-      for (const auto& m : check.missing) missing += (missing.empty() ? "" : ", ") + m;
-      const std::string note = fmt::format("ncu {} on this GPU lacks {} of the FLOP metrics, left out: {}",
-                                           versions->ncu, check.missing.size(), missing);
-      sel->notes.push_back(note);
-    }
-    metrics = check.present;
-  }
+  if (!metric_note.empty()) sel->notes.push_back(metric_note);
   cap.manifest["ncu_settings"]["metrics"] = metrics;
   result.selection = *sel;
   cap.manifest["selection"] = SelectionJson(*sel);
@@ -323,7 +358,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     const NcuPass& pass = sel->passes[p];
     const std::string base = (cap.dir.ncu() / fmt::format("pass{}", p + 1)).string();
     ProcessSpec spec;
-    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, *sel, pass, metrics, base, req.workload);
+    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, *sel, pass, metrics, base, workload);
+    spec.env = workload_env;
     spec.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}.log", p + 1)).string();
     spec.timeout_s = cfg.profile.ncu_timeout_s;
     spec.kill_grace_s = 60;  // ncu writes the launches profiled so far on SIGTERM
@@ -341,6 +377,15 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     cap.Record(step, *run);
     cap.At(step)["launches_profiled"] = ncu_out.profiled;
     done_before += ncu_out.profiled;
+    if (ncu_out.memory_backup && cfg.ncu.replay == "kernel") {
+      const std::string note = fmt::format(
+          "ncu run {}: ncu backed up device memory in system memory before each kernel replay (the workload holds "
+          "more device memory than ncu can copy on the GPU), which makes kernel replay slow; ncu.replay=application "
+          "reruns the workload instead of saving and restoring its memory",
+          p + 1);
+      cap.manifest["notes"].push_back(note);
+      out_ << "note: " << note << "\n";
+    }
     const std::string report = base + ".ncu-rep";
     std::optional<Error> stop;
     if (ncu_out.no_kernels) {

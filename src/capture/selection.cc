@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <map>
 #include <numeric>
+#include <regex>
 #include <set>
 #include <unordered_map>
 
+#include "analysis/kernel_names.h"
 #include "analysis/launch_links.h"
 #include "analysis/nsys_events.h"
 #include "analysis/nsys_facts.h"
@@ -94,7 +97,62 @@ Result<Stage> ResolveStage(const std::string& spec, const analysis::NsysEvents& 
   return s;
 }
 
+// The kernels of `all` whose demangled name contains `spec`, or matches it as regex:EXPR
+// (ECMAScript, anywhere in the name); none is an error naming the closest kernels.
+Result<std::vector<SelectedKernel>> MatchKernels(const std::string& spec, std::vector<SelectedKernel> all) {
+  std::vector<SelectedKernel> out;
+  if (spec.starts_with("regex:")) {
+    std::regex re;
+    try {
+      re = std::regex(spec.substr(6));
+    } catch (const std::regex_error& e) {
+      return Error{"selection.kernel", fmt::format("'{}' is not a regular expression ({})", spec.substr(6), e.what()),
+                   "write regex:EXPR in ECMAScript syntax, or a plain substring"};
+    }
+    for (auto& k : all) {
+      if (std::regex_search(k.name, re)) out.push_back(std::move(k));
+    }
+  } else {
+    for (auto& k : all) {
+      if (k.name.find(spec) != std::string::npos) out.push_back(std::move(k));
+    }
+  }
+  if (!out.empty()) return out;
+  // People type a word of the name (a function, a functor, a template): compare with every
+  // identifier the kernels' names hold.
+  std::vector<std::string> names;
+  for (const auto& k : all) {
+    static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]{3,}");
+    for (auto it = std::sregex_iterator(k.name.begin(), k.name.end(), kIdentifier); it != std::sregex_iterator();
+         ++it) {
+      if (std::find(names.begin(), names.end(), it->str()) == names.end()) names.push_back(it->str());
+    }
+  }
+  std::string near;
+  const std::string word = spec.starts_with("regex:") ? spec.substr(6) : spec;
+  for (const auto& c : Closest(word, names, 5)) near += (near.empty() ? "'" : ", '") + c + "'";
+  return Error{"selection.kernel", fmt::format("no kernel in scope has '{}' in its name", spec),
+               near.empty() ? "the discovery run has no kernels in scope" : "closest names in the kernels: " + near};
+}
+
 }  // namespace
+
+Result<std::pair<int64_t, int64_t>> ParseLaunchRange(const std::string& text) {
+  auto number = [](std::string_view v) -> std::optional<int64_t> {
+    int64_t x = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc() || ptr != v.data() + v.size() || x < 1) return std::nullopt;
+    return x;
+  };
+  const auto dash = text.find('-');
+  auto first = number(std::string_view(text).substr(0, dash));
+  auto last = dash == std::string::npos ? first : number(std::string_view(text).substr(dash + 1));
+  if (!first || !last || *last < *first) {
+    return Error{"selection.launch", fmt::format("'{}' is not a launch number or range", text),
+                 "write N or N-M, counted from 1 (3: the third launch; 2-4: the second to the fourth)"};
+  }
+  return std::make_pair(*first, *last);
+}
 
 std::string EscapeRegex(std::string_view literal) {
   std::string out;
@@ -145,6 +203,7 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     const auto [lo, hi] = std::minmax_element(e.api.start.begin(), e.api.start.end());
     sel.app_s = static_cast<double>(*hi - *lo) * 1e-9;
   }
+  sel.target = cfg.kernel;
   std::vector<char> in_stage;
   if (!cfg.stage.empty()) {
     auto stage = ResolveStage(cfg.stage, e, *strings);
@@ -153,23 +212,45 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.nvtx_include = stage->nvtx_include;
     sel.notes = std::move(stage->notes);
   }
+  // Ranges left out: their rows, and ncu's --nvtx-exclude for each.
+  std::vector<char> excluded(e.nvtx.start.size(), 0);
+  for (const auto& name : cfg.exclude) {
+    auto stage = ResolveStage(name, e, *strings);
+    if (!stage.ok()) {
+      Error err = stage.error();
+      err.where = "selection.exclude";
+      return err;
+    }
+    if (stage->nvtx_include.empty()) {
+      return Error{"selection.exclude", fmt::format("ncu cannot name the NVTX range '{}' in --nvtx-exclude", name),
+                   stage->notes.empty() ? "choose another range" : stage->notes.front()};
+    }
+    for (size_t r = 0; r < excluded.size(); ++r) excluded[r] |= stage->in_stage[r];
+    sel.nvtx_exclude.push_back(stage->nvtx_include);
+  }
 
   // Launch order (the launching call's start; the kernel's own start when unknown) and scope.
   const int64_t open_end = analysis::OpenRangeEnd(e.nvtx);
   const size_t n = k.start.size();
   std::vector<int64_t> order_time(k.start.begin(), k.start.end());
   std::vector<char> in_scope(n, cfg.stage.empty() ? 1 : 0);
+  std::vector<char> out_of_scope(n, 0);
   for (const auto& link : analysis::LinkLaunches(e, open_end)) {
     if (link.op >= n) continue;
     order_time[link.op] = e.api.start[link.api];
-    if (link.range >= 0 && !in_stage.empty() && in_stage[static_cast<size_t>(link.range)]) in_scope[link.op] = 1;
+    if (link.range < 0) continue;
+    const auto r = static_cast<size_t>(link.range);
+    if (!in_stage.empty() && in_stage[r]) in_scope[link.op] = 1;
+    if (excluded[r]) out_of_scope[link.op] = 1;
   }
   std::vector<int64_t> rows;
   for (size_t i = 0; i < n; ++i) {
-    if (in_scope[i]) rows.push_back(static_cast<int64_t>(i));
+    if (in_scope[i] && !out_of_scope[i]) rows.push_back(static_cast<int64_t>(i));
   }
   if (rows.empty()) {
-    return Error{"selection.stage", fmt::format("no GPU kernel was launched inside the NVTX range '{}'", cfg.stage),
+    return Error{"selection.stage",
+                 cfg.stage.empty() ? "every GPU kernel was launched inside the ranges selection.exclude leaves out"
+                                   : fmt::format("no GPU kernel was launched inside the NVTX range '{}'", cfg.stage),
                  "choose a range that launches GPU work, or leave selection.stage empty"};
   }
   std::stable_sort(rows.begin(), rows.end(), [&](int64_t x, int64_t y) {
@@ -201,11 +282,19 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   sel.scope_kernels = static_cast<int64_t>(rows.size());
   sel.warmup = cfg.warmup;
   sel.launches = cfg.launches;
+  if (!cfg.launch.empty()) {  // the Nth to Mth launch: skip N-1, profile M-N+1
+    auto range = ParseLaunchRange(cfg.launch);
+    if (!range.ok()) return range.error();
+    sel.warmup = range->first - 1;
+    sel.launches = range->second - range->first + 1;
+  }
+  const bool per_kernel = cfg.launch_scope == "kernel";
+  sel.filter_mode = per_kernel ? "global" : "per-launch-config";
 
-  // What ncu counts its per-configuration skip over: the launches inside the stage when it is
-  // NVTX-gated, else every launch of the program.
+  // What ncu counts its skip over: the launches its NVTX filter lets through when it has one,
+  // else every launch of the program.
   std::vector<int64_t> counted;
-  if (!cfg.stage.empty() && sel.nvtx_include.empty()) {
+  if (!cfg.stage.empty() && sel.nvtx_include.empty() && sel.nvtx_exclude.empty()) {
     counted.resize(n);
     std::iota(counted.begin(), counted.end(), int64_t{0});
     std::stable_sort(counted.begin(), counted.end(), [&](int64_t x, int64_t y) {
@@ -219,30 +308,38 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
                          {store::kernel::kGridX, store::kernel::kGridY, store::kernel::kGridZ, store::kernel::kBlockX,
                           store::kernel::kBlockY, store::kernel::kBlockZ, store::kernel::kDynamicSmem});
   if (!dims.ok()) return dims.error();
-  using Config = std::array<int64_t, 8>;  // identity, grid xyz, block xyz, dynamic shared memory
+  // What ncu's skip and count apply to: each launch configuration (kernel, grid, block,
+  // dynamic shared memory), or each kernel as a whole (launch_scope kernel).
+  using Config = std::array<int64_t, 8>;  // identity, then grid xyz, block xyz, dynamic shared memory
   auto config_of = [&](int64_t row) {
     Config c{identity(row)};
+    if (per_kernel) return c;
     for (size_t d = 0; d < 7; ++d) c[d + 1] = (*dims)[d][static_cast<size_t>(row)];
     return c;
   };
-  // Per configuration: its launches in counting order; ncu profiles [warmup, warmup+launches).
-  // A configuration launched no more than `warmup` times gets no deep metrics.
+  // Per group: its launches in counting order; ncu profiles [warmup, warmup+launches). A
+  // group launched no more than `warmup` times gets no deep metrics.
   std::map<Config, std::vector<int64_t>> config_rows;
   for (int64_t row : counted) {
     if (by_id.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
   }
-  // Per kernel: the time of its configurations that get picks, and how many picks they get.
+  // Per kernel: the time of its groups that get picks, and how many picks they get.
   std::unordered_map<int64_t, int64_t> pick_count;  // identity -> launches ncu will profile
   for (const auto& [c, crows] : config_rows) {
     const auto n_rows = static_cast<int64_t>(crows.size());
-    pick_count[c[0]] += std::clamp<int64_t>(n_rows - cfg.warmup, 0, cfg.launches);
+    pick_count[c[0]] += std::clamp<int64_t>(n_rows - sel.warmup, 0, sel.launches);
   }
   for (auto& sk : all) {
     for (int64_t row : sk.rows) {
-      if (static_cast<int64_t>(config_rows[config_of(row)].size()) > cfg.warmup) {
+      if (static_cast<int64_t>(config_rows[config_of(row)].size()) > sel.warmup) {
         sk.covered_ns += k.end[static_cast<size_t>(row)] - k.start[static_cast<size_t>(row)];
       }
     }
+  }
+  if (!cfg.kernel.empty()) {  // targeted: the kernels named, whatever their share
+    auto matched = MatchKernels(cfg.kernel, all);
+    if (!matched.ok()) return matched.error();
+    all = std::move(matched).value();
   }
 
   // The top kernels by GPU time until the time they give deep metrics for reaches the target,
@@ -260,12 +357,13 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   double cumulative = 0;
   sel.limited_by = "kernels";
   sel.estimated_s = estimate(0);
+  const bool targeted = !cfg.kernel.empty();
   for (auto& sk : all) {
-    if (sel.deep_pct >= cfg.coverage_pct) {
+    if (!targeted && sel.deep_pct >= cfg.coverage_pct) {
       sel.limited_by = "coverage";
       break;
     }
-    if (cfg.top > 0 && static_cast<int64_t>(sel.kernels.size()) >= cfg.top) {
+    if (!targeted && cfg.top > 0 && static_cast<int64_t>(sel.kernels.size()) >= cfg.top) {
       sel.limited_by = "top";
       break;
     }
@@ -274,7 +372,7 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
       continue;
     }
     const int64_t picks = pick_count[identity(sk.rows.front())];
-    if (cfg.budget_s > 0 && !sel.kernels.empty() && estimate(planned + picks) > cfg.budget_s) {
+    if (!targeted && cfg.budget_s > 0 && !sel.kernels.empty() && estimate(planned + picks) > cfg.budget_s) {
       sel.limited_by = "budget";
       break;
     }
@@ -290,6 +388,7 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.kernels.push_back(std::move(sk));
   }
   if (sel.limited_by == "kernels" && sel.deep_pct >= cfg.coverage_pct) sel.limited_by = "coverage";
+  if (targeted) sel.limited_by = "target";
   if (sel.limited_by == "budget") {
     sel.notes.push_back(fmt::format(
         "the ncu budget ({:.0f} s, selection.budget_s) ends the selection at {:.1f}% deep coverage of the {:.0f}% "
@@ -298,10 +397,10 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   }
   if (skipped_rare > 0) {
     sel.notes.push_back(
-        fmt::format("{} kernel{} among the top launched no configuration more than {} times (the "
-                    "warm-up), so ncu cannot profile them after warm-up; lower selection.warmup to "
-                    "include them",
-                    skipped_rare, skipped_rare == 1 ? "" : "s", cfg.warmup));
+        fmt::format("{} kernel{} {} launched no {} more than {} times, so ncu cannot profile them after "
+                    "skipping that many; lower selection.warmup or choose an earlier selection.launch",
+                    skipped_rare, skipped_rare == 1 ? "" : "s", targeted ? "named" : "among the top",
+                    per_kernel ? "kernel" : "configuration", sel.warmup));
   }
   std::vector<std::vector<int64_t>> picks(sel.kernels.size());
   std::unordered_map<int64_t, size_t> selected;  // identity -> kernel index
@@ -310,9 +409,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     auto it = selected.find(c[0]);
     if (it == selected.end()) continue;
     ++sel.kernels[it->second].configs;
-    const auto begin = static_cast<size_t>(std::min<int64_t>(cfg.warmup, static_cast<int64_t>(crows.size())));
+    const auto begin = static_cast<size_t>(std::min<int64_t>(sel.warmup, static_cast<int64_t>(crows.size())));
     const auto end =
-        static_cast<size_t>(std::min<int64_t>(cfg.warmup + cfg.launches, static_cast<int64_t>(crows.size())));
+        static_cast<size_t>(std::min<int64_t>(sel.warmup + sel.launches, static_cast<int64_t>(crows.size())));
     picks[it->second].insert(picks[it->second].end(), crows.begin() + static_cast<std::ptrdiff_t>(begin),
                              crows.begin() + static_cast<std::ptrdiff_t>(end));
   }
@@ -335,8 +434,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   for (size_t i = 0; i < sel.kernels.size(); ++i) {
     sel.kernels[i].profiled = static_cast<int64_t>(picks[i].size());
     if (picks[i].empty()) continue;  // every configuration too rare to pass its warm-up
+    // ncu's global count runs over every kernel its filter matches: one kernel per ncu run.
     if (!pass.kernels.empty() &&
-        static_cast<int64_t>(pass.profiled_rows.size() + picks[i].size()) > cfg.max_pass_launches) {
+        (per_kernel || static_cast<int64_t>(pass.profiled_rows.size() + picks[i].size()) > cfg.max_pass_launches)) {
       close_pass();
     }
     pass.kernels.push_back(i);
@@ -348,9 +448,11 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
                     static_cast<double>(planned * passes_per_launch) * cfg.pass_s;
   if (sel.passes.empty()) {
     return Error{"selection",
-                 "no launch configuration of the selected kernels is launched more than selection.warmup "
-                 "times, so ncu would profile nothing",
-                 "lower selection.warmup"};
+                 fmt::format("no {} of the selected kernels is launched more than {} times{}, so ncu would profile "
+                             "nothing",
+                             per_kernel ? "kernel" : "launch configuration", sel.warmup,
+                             cfg.stage.empty() ? "" : " inside '" + cfg.stage + "'"),
+                 cfg.launch.empty() ? "lower selection.warmup" : "choose an earlier selection.launch"};
   }
   return sel;
 }

@@ -42,20 +42,23 @@ struct NcuPass {
 };
 
 struct Selection {
-  std::string stage;              // selection.stage as given ("" : the whole run)
-  int64_t passes_per_launch = 0;  // ncu replay passes one launch is estimated to take
-  double app_s = 0;               // the workload's own run, from the discovery run's span
-  double estimated_s = 0;         // estimated ncu time: app_s + launches x passes x selection.pass_s
-  double budget_s = 0;            // selection.budget_s
-  double pass_s = 0;              // selection.pass_s
-  std::string limited_by;         // what ended the selection: coverage, budget, top, kernels
-  std::string nvtx_include;       // ncu --nvtx-include value ("" : ungated)
-  int64_t scope_kernels = 0;      // kernel launches in scope
-  int64_t scope_ns = 0;           // their GPU time
-  double covered_pct = 0;         // share of scope_ns the selected kernels hold
-  double deep_pct = 0;            // share of scope_ns in launch configurations that get deep metrics
-  int64_t warmup = 0;             // ncu --launch-skip (per launch configuration)
-  int64_t launches = 0;           // ncu --launch-count (per launch configuration)
+  std::string stage;                              // selection.stage as given ("" : the whole run)
+  std::string target;                             // selection.kernel as given ("": the top kernels by time)
+  std::vector<std::string> nvtx_exclude;          // ncu --nvtx-exclude values
+  std::string filter_mode = "per-launch-config";  // ncu --filter-mode: what --launch-skip/-count count
+  int64_t passes_per_launch = 0;                  // ncu replay passes one launch is estimated to take
+  double app_s = 0;                               // the workload's own run, from the discovery run's span
+  double estimated_s = 0;                         // estimated ncu time: app_s + launches x passes x selection.pass_s
+  double budget_s = 0;                            // selection.budget_s
+  double pass_s = 0;                              // selection.pass_s
+  std::string limited_by;                         // what ended the selection: coverage, budget, top, kernels
+  std::string nvtx_include;                       // ncu --nvtx-include value ("" : ungated)
+  int64_t scope_kernels = 0;                      // kernel launches in scope
+  int64_t scope_ns = 0;                           // their GPU time
+  double covered_pct = 0;                         // share of scope_ns the selected kernels hold
+  double deep_pct = 0;                            // share of scope_ns in launch configurations that get deep metrics
+  int64_t warmup = 0;                             // ncu --launch-skip (per launch configuration, or per kernel)
+  int64_t launches = 0;                           // ncu --launch-count (likewise)
   std::vector<SelectedKernel> kernels;
   std::vector<NcuPass> passes;
   std::vector<std::string> notes;  // what the user should know (e.g. why ncu is not NVTX-gated)
@@ -69,6 +72,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
 // What was selected, for the screen (a few lines and a table) and for manifest.json.
 std::string FormatSelection(const Selection& sel);
 nlohmann::json SelectionJson(const Selection& sel);
+
+// "3" -> {3, 3}, "3-5" -> {3, 5} (counted from 1); an error for anything else.
+Result<std::pair<int64_t, int64_t>> ParseLaunchRange(const std::string& text);
 
 // Helpers, exposed for tests.
 std::string EscapeRegex(std::string_view literal);               // every non [A-Za-z0-9_] escaped

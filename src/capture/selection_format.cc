@@ -7,8 +7,27 @@ namespace kscope::capture {
 
 std::string FormatSelection(const Selection& sel) {
   std::string scope = sel.stage.empty() ? "the whole run" : "NVTX range '" + sel.stage + "'";
+  for (const auto& x : sel.nvtx_exclude) scope += " outside '" + x + "'";
   int64_t launches = 0;
   for (const auto& p : sel.passes) launches += static_cast<int64_t>(p.profiled_rows.size());
+  if (!sel.target.empty()) {
+    std::string out = fmt::format(
+        "selection: {} kernel{} of {} match{} '{}' ({:.1f}% of its GPU kernel time); ncu profiles {} launch{}: {} "
+        "of each {}{}\n",
+        sel.kernels.size(), sel.kernels.size() == 1 ? "" : "s", scope, sel.kernels.size() == 1 ? "es" : "", sel.target,
+        sel.covered_pct, launches, launches == 1 ? "" : "es",
+        sel.launches == 1 ? fmt::format("launch {}", sel.warmup + 1)
+                          : fmt::format("launches {} to {}", sel.warmup + 1, sel.warmup + sel.launches),
+        sel.filter_mode == "global" ? "kernel" : "launch configuration",
+        sel.passes.size() > 1 ? fmt::format(", in {} ncu runs (one a kernel)", sel.passes.size()) : "");
+    out += "    #  time %  launches  configs  profiled  kernel\n";
+    for (size_t i = 0; i < sel.kernels.size(); ++i) {
+      const auto& k = sel.kernels[i];
+      out += fmt::format("  {:>3}  {:>6.1f}  {:>8}  {:>7}  {:>8}  {}\n", i + 1, k.share_pct, k.launches, k.configs,
+                         k.profiled, k.name);
+    }
+    return out;
+  }
   std::string out = fmt::format(
       "selection: {} kernel{} cover {:.1f}% of the GPU kernel time of {} ({} launches, {:.3f} ms); their launch "
       "configurations with more than {} launches ({:.1f}% of the time) get deep metrics: {} ncu run{}, {} launches "
@@ -41,6 +60,9 @@ nlohmann::json SelectionJson(const Selection& sel) {
                    {"deep_pct", sel.deep_pct},
                    {"launch_skip_per_config", sel.warmup},
                    {"launch_count_per_config", sel.launches},
+                   {"filter_mode", sel.filter_mode},
+                   {"target", sel.target},
+                   {"nvtx_exclude", sel.nvtx_exclude},
                    {"passes_per_launch", sel.passes_per_launch},
                    {"app_s", sel.app_s},
                    {"estimated_s", sel.estimated_s},

@@ -8,27 +8,20 @@ namespace kscope::capture {
 
 namespace {
 
-// Replaces each {name} of `values` in `arg`; collects the names used.
+// Replaces each {name} of `values` in `arg`, and nothing else: the workload's arguments reach
+// it byte for byte otherwise (a Hydra or OmegaConf `${...}` interpolation is never touched,
+// nor a brace kscope does not know). Collects the names used.
 std::string Substitute(const std::string& arg, const std::map<std::string, std::string>& values,
-                       std::set<std::string>& used, std::set<std::string>& unknown) {
+                       std::set<std::string>& used) {
   std::string out;
   for (size_t i = 0; i < arg.size(); ++i) {
-    if (arg[i] == '{') {
+    if (arg[i] == '{' && (i == 0 || arg[i - 1] != '$')) {
       const auto close = arg.find('}', i);
       if (close != std::string::npos) {
         const std::string name = arg.substr(i + 1, close - i - 1);
-        const bool identifier =
-            !name.empty() &&
-            name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
-                std::string::npos;
-        if (identifier) {
-          if (auto it = values.find(name); it != values.end()) {
-            out += it->second;
-            used.insert(name);
-          } else {
-            unknown.insert(name);
-            out += arg.substr(i, close - i + 1);
-          }
+        if (auto it = values.find(name); it != values.end()) {
+          out += it->second;
+          used.insert(name);
           i = close;
           continue;
         }
@@ -77,12 +70,8 @@ Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const st
     sp.values = values;
     sp.config = base;
     sp.config.sweep.clear();
-    std::set<std::string> used, unknown;
-    for (const auto& arg : workload) sp.workload.push_back(Substitute(arg, values, used, unknown));
-    if (!unknown.empty()) {
-      return Error{"", "the command uses {" + *unknown.begin() + "}, which no sweep key gives",
-                   "add --sweep " + *unknown.begin() + "=V1,V2 or write the value in the command"};
-    }
+    std::set<std::string> used;
+    for (const auto& arg : workload) sp.workload.push_back(Substitute(arg, values, used));
     for (const auto& [key, value] : values) {
       if (used.count(key) != 0) continue;
       auto st = config::ApplyOverride(sp.config, fmt::format("{}={}", key, value));

@@ -19,9 +19,10 @@ struct SweepPoint {
 };
 
 // Every point of the product, keys in name order, the last key varying fastest. No sweep:
-// one point, the command and configuration as they are. A {name} in the command that no
-// sweep key gives, or a sweep key that is neither a configuration key nor used in the
-// command, is an error.
+// one point, the command and configuration as they are. Only a {name} that a sweep key gives
+// is replaced; every other byte of the command reaches the workload as written (Hydra's
+// `out=${run.mode}` stays so). A sweep key that is neither a configuration key nor used in
+// the command is an error.
 Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const std::vector<std::string>& workload);
 
 // "batch=1,2,4" -> config.sweep["batch"] = {1, 2, 4}

@@ -51,6 +51,7 @@ bool NcuOutput::Feed(std::string_view raw) {
     if (rest.find("NVTX include expressions match only push/pop") != std::string_view::npos) {
       nvtx_push_pop_hint = true;
     }
+    if (rest.starts_with("Backing up device memory")) memory_backup = true;
     return false;
   }
   if (line == "Available Kernels:") {

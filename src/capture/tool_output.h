@@ -17,6 +17,7 @@ struct NcuOutput {
   std::string last_kernel;
   bool no_kernels = false;                     // "==WARNING== No kernels were profiled."
   bool nvtx_push_pop_hint = false;             // ncu's note that NVTX include expressions match push/pop ranges only
+  bool memory_backup = false;                  // "Backing up device memory in system memory": kernel replay is slow
   std::vector<std::string> available_kernels;  // the list ncu prints when no kernel matched
   std::vector<std::string> errors;             // "==ERROR== ..." lines, without the prefix
   std::optional<int> app_exit_code;            // "The application returned an error code (N)."

@@ -37,17 +37,24 @@ std::vector<fs::path> VersionDirs(const fs::path& dir) {
   return out;
 }
 
-std::vector<std::string> Candidates(const std::string& tool, const char* env_var,
-                                    const std::vector<std::string>& opt_subpaths) {
+// `tool` in each folder of PATH, in order.
+std::vector<std::string> OnPath(const std::string& tool) {
   std::vector<std::string> c;
-  if (const std::string e = Env(env_var); !e.empty()) c.push_back(e);
   const std::string path = Env("PATH");
-  size_t pos = 0;
-  while (pos <= path.size()) {
+  for (size_t pos = 0; pos <= path.size();) {
     const size_t colon = std::min(path.find(':', pos), path.size());
     if (colon > pos) c.push_back((fs::path(path.substr(pos, colon - pos)) / tool).string());
     pos = colon + 1;
   }
+  return c;
+}
+
+std::vector<std::string> Candidates(const std::string& tool, const char* env_var,
+                                    const std::vector<std::string>& opt_subpaths) {
+  std::vector<std::string> c;
+  if (const std::string e = Env(env_var); !e.empty()) c.push_back(e);
+  const auto path = OnPath(tool);
+  c.insert(c.end(), path.begin(), path.end());
   if (const std::string cuda = Env("CUDA_HOME"); !cuda.empty()) c.push_back((fs::path(cuda) / "bin" / tool).string());
   for (const std::string& sub : opt_subpaths) {
     // sub is "<root>|<path inside a version folder>"
@@ -74,6 +81,7 @@ std::vector<std::string> NsysCandidates() {
 std::vector<std::string> NcuCandidates() { return Candidates("ncu", "KSCOPE_NCU", {"/opt/nvidia/nsight-compute|ncu"}); }
 std::optional<std::string> FindNsys() { return First(NsysCandidates()); }
 std::optional<std::string> FindNcu() { return First(NcuCandidates()); }
+std::optional<std::string> FindOnPath(const std::string& name) { return First(OnPath(name)); }
 
 std::optional<std::string> ParseToolVersion(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {

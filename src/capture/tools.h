@@ -16,6 +16,8 @@ std::vector<std::string> NsysCandidates();
 std::vector<std::string> NcuCandidates();
 std::optional<std::string> FindNsys();
 std::optional<std::string> FindNcu();
+// The first executable `name` in a folder of PATH.
+std::optional<std::string> FindOnPath(const std::string& name);
 
 // "NVIDIA Nsight Systems version 2025.3.1.0" / "Version 2025.3.1.0 (build 36398880) ..."
 // -> "2025.3.1.0"; nullopt when the text holds no version.

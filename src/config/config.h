@@ -23,6 +23,7 @@ struct ProfileConfig {
   double ncu_timeout_s = 7200;        // time limit of each ncu run (0: none)
   int64_t rank = -1;                  // wrapper mode: profile only this MPI/torchrun rank (-1: off)
   std::string cache_dir;              // what ncu offers, kept per version and GPU ("": ~/.cache/kscope)
+  double max_trace_mb = 4096;         // largest nsys report kscope exports and imports (0: no cap)
 };
 
 struct NsysConfig {
@@ -31,6 +32,7 @@ struct NsysConfig {
   std::string cuda_graph_trace = "node";  // graph launches appear as their kernels
   std::string capture_range;              // NVTX range: record only inside it (--capture-range=nvtx)
   std::string pytorch;                    // nsys --pytorch: "" (off), autograd-nvtx, autograd-shapes-nvtx
+  int64_t duration_s = 0;                 // nsys --duration: stop recording after this many seconds (0: off)
   std::vector<std::string> extra_args;
 };
 
@@ -43,10 +45,17 @@ struct SelectionConfig {
   int64_t warmup = 1;               // launches of each launch configuration skipped before the profiled ones
   int64_t launches = 1;             // launches of each launch configuration to profile
   int64_t max_pass_launches = 500;  // launches one ncu run may profile before the picks are split
+  // Targeted profiling: the kernels you name instead of the top ones.
+  std::string kernel;                   // a substring of the demangled name, or regex:EXPR
+  std::string launch;                   // "" (warmup, then launches), "N" or "N-M": which launches, from 1
+  std::string launch_scope = "config";  // config: counted per launch configuration; kernel: per kernel
+  std::vector<std::string> exclude;     // NVTX ranges whose launches are left out (ncu --nvtx-exclude)
 };
 
 struct NcuConfig {
-  std::string mode = "quick";          // quick | deep | roofline: which sections (docs/profile.md)
+  std::string mode = "quick";          // quick | deep | roofline | full: which sections (docs/profile.md)
+  std::string set;                     // an ncu section set (--set), instead of the mode's sections
+  std::vector<std::string> metrics;    // more metrics (--metrics), checked against what ncu offers
   std::string replay = "kernel";       // kernel | application
   std::string clock_control = "base";  // base (locked to base clocks) | none
   std::string cache_control = "all";   // all (flush caches before each pass) | none

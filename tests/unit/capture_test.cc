@@ -3,6 +3,7 @@
 // ncu/nsys command lines, and reading what real nsys/ncu printed (recorded on the GPU
 // machine, tests/data/capture/recorded/).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "capture/commands.h"
+#include "capture/preflight.h"
 #include "capture/rank.h"
 #include "capture/selection.h"
 #include "capture/sweep.h"
@@ -70,7 +72,7 @@ TEST(Config, MistakesNameTheKeyAndTheFix) {
   auto choice = config::LoadConfig("", {"ncu.mode=fast"});
   ASSERT_FALSE(choice.ok());
   EXPECT_EQ(choice.error().Line(),
-            "kscope: error: override ncu.mode: ncu.mode is 'fast', not one of quick, deep, roofline; see "
+            "kscope: error: override ncu.mode: ncu.mode is 'fast', not one of quick, deep, roofline, full; see "
             "docs/config.md");
   auto type = config::LoadConfig("", {"selection.top=many"});
   ASSERT_FALSE(type.ok());
@@ -119,17 +121,21 @@ TEST(Sweep, KeysMustBeUsed) {
   ASSERT_FALSE(unused.ok());
   EXPECT_EQ(unused.error().what.substr(0, 73),
             "sweep key 'batch' is neither a configuration key nor used as {batch} in t");
+  // The workload's arguments reach it as written: a brace no sweep key gives, and Hydra's
+  // ${...} interpolations, stay byte for byte.
   auto c2 = config::LoadConfig("");
-  auto missing = capture::ExpandSweep(*c2, {"python3", "bench.py", "{layers}"});
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().Line(),
-            "kscope: error: the command uses {layers}, which no sweep key gives; add --sweep layers=V1,V2 or write "
-            "the value in the command");
-  // No sweep: one point, the command as it is (braces of other kinds untouched).
-  auto one = capture::ExpandSweep(*c2, {"python3", "-c", "print({1: 2})"});
-  ASSERT_TRUE(one.ok());
-  EXPECT_EQ(one->size(), 1U);
-  EXPECT_EQ(one->front().workload[2], "print({1: 2})");
+  const std::vector<std::string> hydra{"python3",  "train.py",     "out=${run.mode}",
+                                       "{layers}", "x=${a.b}/{c}", "print({1: 2})"};
+  auto one = capture::ExpandSweep(*c2, hydra);
+  ASSERT_TRUE(one.ok()) << one.error().Line();
+  ASSERT_EQ(one->size(), 1U);
+  EXPECT_EQ(one->front().workload, hydra);
+  // A sweep key named like a Hydra key is substituted only as {name}, never inside ${...}.
+  ASSERT_TRUE(capture::AddSweepArg(*c2, "run.mode=a,b").ok());
+  auto two = capture::ExpandSweep(*c2, {"python3", "train.py", "out=${run.mode}", "tag={run.mode}"});
+  ASSERT_TRUE(two.ok()) << two.error().Line();
+  ASSERT_EQ(two->size(), 2U);
+  EXPECT_EQ((*two)[0].workload, (std::vector<std::string>{"python3", "train.py", "out=${run.mode}", "tag=a"}));
 }
 
 // ---- small helpers ----
@@ -151,6 +157,23 @@ TEST(Tools, ClosestNames) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3U);
   EXPECT_EQ(Closest("decod", {"prefill", "decode", "step"}, 2), (std::vector<std::string>{"decode", "step"}));
   EXPECT_EQ(Closest("gemm", {"sgemm_128", "saxpy"}, 1), (std::vector<std::string>{"sgemm_128"}));
+}
+
+// The Python whose torch the manifest records, however the workload is launched.
+TEST(Preflight, WorkloadPythonFollowsLaunchers) {
+  EXPECT_EQ(capture::WorkloadPython({"python3", "app.py"}), "python3");
+  EXPECT_EQ(capture::WorkloadPython({"/opt/venv/bin/python3.11", "-m", "app"}), "/opt/venv/bin/python3.11");
+  const fs::path dir = fs::temp_directory_path() / ("kscope_launcher_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "torchrun") << "#!/opt/venv/bin/python3.12\n# -*- coding: utf-8 -*-\nimport sys\n";
+  std::ofstream(dir / "train.sh") << "#!/bin/bash\npython train.py \"$@\"\n";
+  std::ofstream(dir / "env_launcher") << "#!/usr/bin/env python3\n";
+  EXPECT_EQ(capture::WorkloadPython({(dir / "torchrun").string(), "--nproc-per-node=8", "train.py"}),
+            "/opt/venv/bin/python3.12");
+  EXPECT_EQ(capture::WorkloadPython({(dir / "env_launcher").string()}), "python3");
+  EXPECT_EQ(capture::WorkloadPython({(dir / "train.sh").string()}), "python3");  // a shell script: PATH's
+  EXPECT_EQ(capture::WorkloadPython({"no-such-launcher-anywhere", "x"}), "python3");
+  fs::remove_all(dir);
 }
 
 TEST(Rank, FromLauncherVariables) {

@@ -64,9 +64,6 @@ TEST(NcuCatalog, ProfileAsksOncePerVersionAndAddsTheFlopCounters) {
   ASSERT_TRUE(s.ok());
   testing::RecordedRunner runner;
   runner.ReplayRecordedProfile(std::string(KSCOPE_TEST_DATA_DIR) + "/capture/llama_h100/");
-  runner.replies["ncu --list-sets"] = testing::Writes("", kCatalog + "list_sets.txt");
-  runner.replies["ncu --list-sections"] = testing::Writes("", kCatalog + "list_sections.txt");
-  runner.replies["ncu --query-metrics"] = testing::Writes("", kCatalog + "query_metrics.txt.zst");
   std::ostringstream screen;
   capture::ProfileSession session(*s, runner, {"nsys", "ncu"}, screen, false);
   capture::ProfileRequest req;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "capture/commands.h"
 #include "capture/profile.h"
 #include "capture/run_dir.h"
 #include "recorded_runner.h"
@@ -39,7 +40,8 @@ class ProfileReplay : public ::testing::Test {
     // The settings the recorded run was made with (the defaults then): its ncu output is what
     // ncu printed for this plan.
     auto c =
-        config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string(), "selection.top=20",
+        config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string(),
+                                "profile.cache_dir=" + (dir_ / "cache").string(), "selection.top=20",
                                 "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off"});
     ASSERT_TRUE(c.ok());
     config_ = *c;
@@ -93,14 +95,15 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   // The programs kscope ran, in order, and the exact ncu command of the deep pass.
   std::vector<std::string> kinds;
   for (const auto& [kind, argv] : runner_.calls) kinds.push_back(kind);
-  EXPECT_EQ(kinds, (std::vector<std::string>{"nsys --version", "ncu --version", "nvidia-smi", "python", "nsys profile",
+  EXPECT_EQ(kinds, (std::vector<std::string>{"nsys --version", "ncu --version", "nvidia-smi", "ncu --list-sets",
+                                             "ncu --list-sections", "ncu --query-metrics", "python", "nsys profile",
                                              "nsys export", "ncu profile", "ncu export raw", "ncu export details"}));
   const auto recorded = nlohmann::json::parse(testing::ReadFile(kRun + "recorded_manifest.json"));
   ASSERT_TRUE(result->selection);
   ASSERT_EQ(result->selection->passes.size(), 1U);
   EXPECT_EQ(result->selection->passes[0].filter, recorded["selection"]["passes"][0]["filter"]);
   EXPECT_EQ(result->selection->passes[0].profiled_rows.size(), 168U);
-  const auto& ncu = runner_.calls[6].second;
+  const auto& ncu = runner_.calls[9].second;
   const std::string out = (dir_ / "runs" / std::to_string(run) / "ncu" / "pass1").string();
   std::vector<std::string> expected{"ncu",
                                     "--target-processes",
@@ -267,6 +270,65 @@ TEST_F(ProfileReplay, ProblemsBeforeAnyRunAreOneLine) {
   EXPECT_EQ(no_gpu.error().Line().substr(0, 101),
             "kscope: error: nvidia-smi: no usable NVIDIA GPU: NVIDIA-SMI has failed because it couldn't communicat");
   EXPECT_EQ(Count("SELECT count(*) FROM run"), 0);  // nothing started, nothing recorded
+}
+
+// Hydra's workloads: every argument reaches the workload byte for byte (kscope reads no ${...}),
+// and {kscope.run_dir} or KSCOPE_RUN_DIR tell it the run directory.
+TEST_F(ProfileReplay, HydraArgumentsReachTheWorkloadAsWritten) {
+  capture::ProfileSession session(*store_, runner_, {"nsys", "ncu"}, screen_, false);
+  capture::ProfileRequest req;
+  req.workload = {"python3", "train.py", "out=${run.mode}", "hydra.run.dir={kscope.run_dir}/hydra", "+x={a}"};
+  req.config = config_;
+  auto result = session.Run(req);
+  ASSERT_TRUE(result.ok()) << result.error().Line();
+  ASSERT_FALSE(result->error) << result->error->Line();
+  const std::string run_dir = fs::absolute(result->run_dir).string();
+  const std::vector<std::string> expected{"python3", "train.py", "out=${run.mode}",
+                                          "hydra.run.dir=" + run_dir + "/hydra", "+x={a}"};
+  for (const auto& [kind, argv] : runner_.calls) {
+    if (kind != "nsys profile" && kind != "ncu profile") continue;
+    ASSERT_GE(argv.size(), expected.size());
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), argv.end() - static_cast<long>(expected.size()))) << kind;
+  }
+  const auto m = nlohmann::json::parse(testing::ReadFile(result->run_dir + "/manifest.json"));
+  EXPECT_EQ(m["workload"], expected);
+  EXPECT_EQ(m["steps"][0]["env"]["KSCOPE_RUN_DIR"], run_dir);
+}
+
+// A trace above profile.max_trace_mb stops before the export, with the way out; the report stays.
+TEST_F(ProfileReplay, ATraceAboveTheCapStopsBeforeTheExport) {
+  config_.profile.max_trace_mb = 0.000001;  // the recorded report file holds 8 bytes
+  auto result = Profile();
+  ASSERT_TRUE(result.ok());
+  ASSERT_TRUE(result->error);
+  EXPECT_EQ(result->error->what,
+            "nsys's report is 0.0 MB, above profile.max_trace_mb=1e-06; its SQLite export would be larger still");
+  EXPECT_EQ(result->error->fix,
+            "record less (nsys.duration_s=S, or an NVTX range with nsys.capture_range), or raise "
+            "profile.max_trace_mb; the report is kept");
+  EXPECT_EQ(runner_.calls.back().first, "nsys profile");
+  EXPECT_TRUE(fs::exists(result->run_dir + "/nsys/discovery.nsys-rep"));
+  // nsys.duration_s bounds the recording itself.
+  config::NsysConfig n;
+  n.duration_s = 30;
+  const auto argv = capture::NsysProfileArgv("nsys", n, "o", {"w"});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--duration=30"), argv.end());
+}
+
+// ncu's warning that kernel replay saves and restores device memory becomes advice.
+TEST_F(ProfileReplay, MemoryBackupWarningSuggestsApplicationReplay) {
+  const fs::path log = dir_ / "ncu_backup.log";
+  std::ofstream(log) << testing::ReadFile(kRun + "ncu_pass1.log")
+                     << "==WARNING== Backing up device memory in system memory. Kernel replay might be slow. "
+                        "Consider using \"--replay-mode application\" to avoid memory save-and-restore.\n";
+  runner_.replies["ncu profile"] = testing::Prints(log.string());
+  auto result = Profile();
+  ASSERT_TRUE(result.ok() && !result->error);
+  const auto m = nlohmann::json::parse(testing::ReadFile(result->run_dir + "/manifest.json"));
+  EXPECT_EQ(m["notes"].back(),
+            "ncu run 1: ncu backed up device memory in system memory before each kernel replay (the workload holds "
+            "more device memory than ncu can copy on the GPU), which makes kernel replay slow; "
+            "ncu.replay=application reruns the workload instead of saving and restoring its memory");
 }
 
 TEST_F(ProfileReplay, OlderRunDirectoriesAreCompressed) {

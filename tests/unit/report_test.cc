@@ -256,19 +256,19 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   capture::ProfileRequest quick;
   quick.workload = {"python3", "llama_workload.py", "4", "2", "128", "16"};
   // The settings the recorded runs were made with.
-  quick.config =
-      *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string(), "selection.top=20", "selection.warmup=2",
-                               "selection.launches=3", "selection.budget_s=0", "ncu.flops=off"});
+  quick.config = *config::LoadConfig(
+      "", {"profile.runs_dir=" + (dir / "runs").string(), "profile.cache_dir=" + (dir / "cache").string(),
+           "selection.top=20", "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off"});
   auto first = session.Run(quick);
   ASSERT_TRUE(first.ok() && !first->error);
   r["ncu profile"] = testing::Prints(rec + "roofline_decode_ncu.log");
   r["ncu export raw"] = testing::Writes("", rec + "roofline_decode_raw.csv.zst");
   r["ncu export details"] = testing::Writes("", rec + "roofline_decode_details.csv.zst");
   capture::ProfileRequest roofline = quick;
-  roofline.config =
-      *config::LoadConfig("", {"profile.runs_dir=" + (dir / "runs").string(), "ncu.mode=roofline",
-                               "selection.stage=decode", "selection.launches=2", "selection.warmup=2",
-                               "selection.top=20", "selection.budget_s=0", "ncu.flops=off", "model.dtype=bf16"});
+  roofline.config = *config::LoadConfig(
+      "", {"profile.runs_dir=" + (dir / "runs").string(), "profile.cache_dir=" + (dir / "cache").string(),
+           "ncu.mode=roofline", "selection.stage=decode", "selection.launches=2", "selection.warmup=2",
+           "selection.top=20", "selection.budget_s=0", "ncu.flops=off", "model.dtype=bf16"});
   roofline.discovery_run = first->run_id;
   auto second = session.Run(roofline);
   ASSERT_TRUE(second.ok() && !second->error) << screen.str();
