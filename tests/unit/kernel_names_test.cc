@@ -206,7 +206,7 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
   EXPECT_EQ(Features(k), "op=AllReduce, algo=RING, proto=LL, redop=Sum, dtype=f32");
   k = IdentifyKernel("triton_poi_fused_add_mul_0");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kTriton);
-  EXPECT_EQ(k.family, "triton_poi_fused_add_mul");
+  EXPECT_EQ(k.family, "triton_pointwise:add+mul");
   EXPECT_EQ(Features(k), "kind=pointwise, index=0");
   k = IdentifyKernel("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>, true>(Flash_fwd_params)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kFlashAttention);
