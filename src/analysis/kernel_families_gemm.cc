@@ -153,6 +153,9 @@ std::optional<KernelFamily> CublasFamily(const KernelNameParts& parts) {
   const std::string& n = parts.name;
   if (n.starts_with("nvjet")) return NvjetFamily(n);
   if (n.starts_with("gemv")) return KernelFamily{"gemv", {{"op", "gemv"}, {"variant", n}}};
+  if (parts.qualified.starts_with("gemv")) {  // gemvx::kernel: the namespace is the variant
+    return KernelFamily{"gemv", {{"op", "gemv"}, {"variant", parts.qualified.substr(0, parts.qualified.find("::"))}}};
+  }
   const auto tokens = SplitOn(n, '_');
   if (tokens.size() > 2 && IsArch(tokens[0]) && tokens[1] == "xmma") {
     auto g = ParseGemmName(tokens, 2);

@@ -93,7 +93,9 @@ std::optional<KernelFamily> FlashFamily(const KernelNameParts& parts) {
   const auto tokens = SplitOn(parts.name, '_');
   if (parts.name.starts_with("fmha") && parts.args.empty() && tokens.size() > 2) {
     KernelFamily f{std::string(tokens[0]) + "_" + std::string(tokens[1]), {{"op", "attention"}}};
-    AddFlatFeatures(f.features, ParseFlatName(tokens, 2));
+    const FlatName flat = ParseFlatName(tokens, 2);
+    AddFeature(f.features, "variant", flat.words);  // aligned, notaligned
+    AddFlatFeatures(f.features, flat);
     return f;
   }
   KernelFamily f{parts.name, {{"op", "attention"}}};

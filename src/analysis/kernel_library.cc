@@ -108,8 +108,9 @@ KernelLibrary LibraryOf(const KernelNameParts& parts) {
     return KernelLibrary::kFlashAttention;
   }
   if (top == "cutlass" || top.starts_with("cutlass__") || n.starts_with("cutlass_")) return KernelLibrary::kCutlass;
-  if (n.starts_with("nvjet") || n.starts_with("gemv") || q.starts_with("cublas") || Contains(n, "cublas") ||
-      IsCublasGemmName(n)) {
+  // gemv2T_kernel_val<...>, gemvx::kernel<...> (both take cublasGemvParamsEx<...>).
+  if (n.starts_with("nvjet") || n.starts_with("gemv") || top.starts_with("gemv") || q.starts_with("cublas") ||
+      Contains(n, "cublas") || IsCublasGemmName(n)) {
     return KernelLibrary::kCublas;
   }
   return KernelLibrary::kUser;
