@@ -3,62 +3,126 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 namespace kscope::analysis {
 
 namespace {
 
-constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
-constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
-
-Evidence Gather(const NcuLaunch& l) {
-  Evidence e;
-  e.duration_ns = l.Number("gpu__time_duration.sum");
-  e.sm_pct = l.Number("sm__throughput.avg.pct_of_peak_sustained_elapsed");
-  e.memory_pct = l.Number("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
-  e.dram_pct = l.Number("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
-  e.l1_pct = l.Number("l1tex__throughput.avg.pct_of_peak_sustained_active");
-  e.l2_pct = l.Number("lts__throughput.avg.pct_of_peak_sustained_elapsed");
-  e.l1_hit_pct = l.Number("l1tex__t_sector_hit_rate.pct");
-  e.l2_hit_pct = l.Number("lts__t_sector_hit_rate.pct");
-  e.achieved_occupancy_pct = l.Number("sm__warps_active.avg.pct_of_peak_sustained_active");
-  e.theoretical_occupancy_pct = l.Number("sm__maximum_warps_per_active_cycle_pct");
-  e.waves = l.Number("launch__waves_per_multiprocessor");
-  e.grid_blocks = l.Number("launch__grid_size");
-  e.sm_count = l.Number("launch__sm_count");
-  // The limiter of theoretical occupancy: the resource allowing the fewest blocks per SM.
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kLimits{
-      {{"launch__occupancy_limit_registers", "registers"},
-       {"launch__occupancy_limit_shared_mem", "shared memory"},
-       {"launch__occupancy_limit_warps", "warps"},
-       {"launch__occupancy_limit_blocks", "blocks per SM"},
-       {"launch__occupancy_limit_barriers", "barriers"}}};
-  double fewest = 0;
-  for (const auto& [metric, name] : kLimits) {
-    auto v = l.Number(metric);
-    if (v && (e.occupancy_limiter.empty() || *v < fewest)) {
-      fewest = *v;
-      e.occupancy_limiter = name;
-    }
-  }
-  double total = 0;
-  for (const auto& [metric, value] : l.metrics) {
-    if (!value.number || !metric.starts_with(kStallPrefix) || !metric.ends_with(kStallSuffix)) continue;
-    std::string reason = metric.substr(kStallPrefix.size(), metric.size() - kStallPrefix.size() - kStallSuffix.size());
-    if (reason.ends_with("_not_issued") || reason == "selected") continue;  // not a stall / a breakdown of one
-    total += *value.number;
-    e.top_stalls.push_back({std::move(reason), *value.number, 0});
-  }
-  std::sort(e.top_stalls.begin(), e.top_stalls.end(), [](const Stall& a, const Stall& b) {
-    return a.cycles != b.cycles ? a.cycles > b.cycles : a.reason < b.reason;
-  });
-  if (e.top_stalls.size() > 3) e.top_stalls.resize(3);
-  for (Stall& s : e.top_stalls) s.share = total > 0 ? 100.0 * s.cycles / total : 0;
-  return e;
-}
+constexpr std::string_view kSm = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr std::string_view kL1 = "l1tex__throughput.avg.pct_of_peak_sustained_active";
+constexpr std::string_view kL2 = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr std::string_view kL2Hit = "lts__t_sector_hit_rate.pct";
 
 std::string Pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : "n/a"; }
+
+// "long_scoreboard 49.1% of active warps (3 reasons measured, 60.2% in all)".
+std::string StallsText(const Evidence& e) {
+  if (e.top_stalls.empty() || !e.stall_total) return "no stall metrics";
+  const Stall& top = e.top_stalls.front();
+  return fmt::format("top stall {} {} ({} reasons measured, {} in all)", top.reason,
+                     StallValueText(e.stall_form, top.value), e.stall_reasons,
+                     StallValueText(e.stall_form, *e.stall_total));
+}
+
+std::string StallMetrics(StallForm form) {
+  return form == StallForm::kPerIssue ? "smsp__average_warps_issue_stalled_*_per_issue_active.ratio"
+                                      : "smsp__warp_issue_stalled_*_per_warp_active.pct";
+}
+
+void Launch(Diagnosis& d, double us, double sm, double mem) {
+  d.bottleneck = Bottleneck::kLaunch;
+  d.why = fmt::format("{:.2f} us with {:.2f} waves: the GPU is barely filled (SM {:.1f}%, memory {:.1f}%)", us,
+                      *d.evidence.waves, sm, mem);
+  d.basis.insert(d.basis.end(), {"gpu__time_duration.sum", "launch__waves_per_multiprocessor"});
+  d.advice = {"fuse this kernel with its neighbours (torch.compile, a fused kernel) to pay the launch once",
+              "capture the sequence in a CUDA graph to cut launch overhead",
+              "give it more work per launch (a bigger batch, or batching small ops)"};
+}
+
+void Mixed(Diagnosis& d, double sm, double mem) {
+  d.bottleneck = Bottleneck::kMixed;
+  d.why =
+      fmt::format("SM {:.1f}% and memory {:.1f}% of peak are both high: the kernel is close to both roofs", sm, mem);
+  d.advice = {
+      "the kernel is well balanced and near the hardware's limits; a better algorithm (fewer bytes and "
+      "fewer instructions), not tuning, moves it further",
+      "lower precision (BF16/FP8) cuts both bytes moved and instructions where accuracy allows"};
+}
+
+void Compute(Diagnosis& d, double sm, double mem) {
+  d.bottleneck = Bottleneck::kCompute;
+  d.why = fmt::format("SM throughput {:.1f}% of peak, memory {:.1f}%", sm, mem);
+  d.advice = {"use tensor cores with a lower precision (BF16/FP8) where accuracy allows",
+              "cut instructions: check the instruction mix and remove redundant work",
+              "the kernel is near the compute roof; a better algorithm, not tuning, moves it further"};
+}
+
+// Memory-bound: by DRAM (and then whether L2 serves it), or by L1/L2 themselves.
+void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
+  const Evidence& e = d.evidence;
+  const double l1 = e.l1_pct.value_or(0), l2 = e.l2_pct.value_or(0);
+  if (e.l1_pct) d.basis.emplace_back(kL1);
+  if (e.l2_pct) d.basis.emplace_back(kL2);
+  const bool dram_busiest = e.dram_pct && *e.dram_pct >= std::max(l1, l2);
+  if (!dram_busiest) {
+    d.bottleneck = Bottleneck::kOnChip;
+    d.why = fmt::format("memory throughput {:.1f}% of peak, with L1 {} / L2 {} busier than DRAM {}", mem, Pct(e.l1_pct),
+                        Pct(e.l2_pct), Pct(e.dram_pct));
+    d.advice = {"check shared-memory bank conflicts and uncoalesced accesses (MemoryWorkloadAnalysis tables)",
+                "improve locality so that fewer L1/L2 transactions serve the same bytes",
+                "vectorize loads (128-bit) to cut request counts"};
+    return;
+  }
+  d.basis.push_back(e.dram_metric);
+  if (e.l2_hit_pct) d.basis.emplace_back(kL2Hit);
+  if (e.l2_hit_pct && *e.l2_hit_pct < t.low_l2_hit_pct) {
+    d.bottleneck = Bottleneck::kCache;
+    d.why = fmt::format(
+        "DRAM {:.1f}% of peak while only {:.1f}% of L2 lookups hit (below {:.0f}%): the bytes come "
+        "from DRAM, not from the caches",
+        *e.dram_pct, *e.l2_hit_pct, t.low_l2_hit_pct);
+    d.advice = {
+        "reuse data while it is in cache: tile the loops (shared memory, L2-sized blocks), reorder the "
+        "traversal so neighbouring blocks share their inputs",
+        "fuse with the producer/consumer so intermediates never go back to DRAM",
+        "a kernel that reads each byte once (a copy, a reduction) has no reuse to gain: then it is simply "
+        "DRAM-bound, move fewer bytes (lower precision)"};
+    return;
+  }
+  d.bottleneck = Bottleneck::kMemory;
+  d.why =
+      fmt::format("DRAM {:.1f}% of peak is the busiest memory unit (L2 hit rate {})", *e.dram_pct, Pct(e.l2_hit_pct));
+  d.advice = {"move fewer bytes: fuse with the producer/consumer, keep data in lower precision",
+              "reuse data through shared memory or L2 (tiling) to raise arithmetic intensity",
+              "for decode-like GEMV shapes, batch more tokens per weight read"};
+}
+
+void Latency(Diagnosis& d, double sm, double mem, const ClassifyThresholds& t) {
+  const Evidence& e = d.evidence;
+  d.bottleneck = Bottleneck::kLatency;
+  const std::string occupancy = e.achieved_occupancy_pct ? "achieved occupancy " + Pct(e.achieved_occupancy_pct)
+                                : e.theoretical_occupancy_pct
+                                    ? "theoretical occupancy " + Pct(e.theoretical_occupancy_pct)
+                                    : std::string("occupancy not measured");
+  d.why = fmt::format("neither compute ({:.1f}%) nor memory ({:.1f}%) is near its peak; {}; {}", sm, mem, occupancy,
+                      StallsText(e));
+  if (e.achieved_occupancy_pct) d.basis.emplace_back("sm__warps_active.avg.pct_of_peak_sustained_active");
+  if (!e.achieved_occupancy_pct && e.theoretical_occupancy_pct) {
+    d.basis.emplace_back("sm__maximum_warps_per_active_cycle_pct");
+  }
+  if (!e.top_stalls.empty()) d.basis.push_back(StallMetrics(e.stall_form));
+  const std::optional<double> occ = e.achieved_occupancy_pct ? e.achieved_occupancy_pct : e.theoretical_occupancy_pct;
+  if (occ && *occ < t.low_occupancy_pct && !e.occupancy_limiter.empty()) {
+    d.advice.push_back("raise occupancy: it is limited by " + e.occupancy_limiter +
+                       " (reduce its use per block, or change the block size)");
+  }
+  if (!e.top_stalls.empty()) {
+    d.advice.push_back("the top stall is " + e.top_stalls.front().reason +
+                       ": hide it with more independent work per warp (ILP) or more warps");
+  }
+  if (e.waves && *e.waves < 1) d.advice.emplace_back("the grid is less than one wave: launch more blocks");
+  d.advice.emplace_back("overlap this kernel with others (streams) if it cannot be made to fill the GPU");
+}
 
 }  // namespace
 
@@ -66,7 +130,9 @@ std::string_view BottleneckName(Bottleneck b) {
   switch (b) {
     case Bottleneck::kCompute: return "compute";
     case Bottleneck::kMemory: return "memory (DRAM)";
-    case Bottleneck::kCache: return "cache (L1/L2)";
+    case Bottleneck::kOnChip: return "memory (L1/L2)";
+    case Bottleneck::kCache: return "cache inefficiency";
+    case Bottleneck::kMixed: return "mixed";
     case Bottleneck::kLatency: return "latency/occupancy";
     case Bottleneck::kLaunch: return "launch";
     case Bottleneck::kUnknown: return "unknown";
@@ -74,64 +140,41 @@ std::string_view BottleneckName(Bottleneck b) {
   return "unknown";
 }
 
+// In this order: launch (short, less than a wave, nothing busy), mixed (SM and memory both
+// busy), compute, memory (DRAM, then whether L2 serves it; or L1/L2), latency/occupancy.
 Diagnosis Diagnose(const NcuLaunch& l, const ClassifyThresholds& t) {
   Diagnosis d;
-  d.evidence = Gather(l);
+  d.evidence = GatherEvidence(l);
   const Evidence& e = d.evidence;
-  auto need = [&](const std::optional<double>& v, std::string_view metric) {
-    if (!v) d.missing.emplace_back(metric);
-  };
-  need(e.duration_ns, "gpu__time_duration.sum");
-  need(e.sm_pct, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
-  need(e.memory_pct, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+  if (!e.sm_pct) d.missing.emplace_back(kSm);
+  if (!e.memory_pct) {
+    d.missing.emplace_back(
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed or "
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed");
+  }
   if (!d.missing.empty()) {
-    d.why = "not enough metrics: collect the SpeedOfLight section (ncu --section SpeedOfLight)";
+    d.why =
+        "not enough metrics: collect the SpeedOfLight section (ncu --section SpeedOfLight), or at least SM and "
+        "DRAM throughput (ncu --metrics " +
+        std::string(kSm) + ",dram__throughput.avg.pct_of_peak_sustained_elapsed)";
     return d;
   }
   const double sm = *e.sm_pct, mem = *e.memory_pct;
-  const double dram = e.dram_pct.value_or(0), l1 = e.l1_pct.value_or(0), l2 = e.l2_pct.value_or(0);
-  const double us = *e.duration_ns / 1000.0;
-  if (us < t.launch_us && e.waves && *e.waves < t.launch_waves && sm < t.busy_pct && mem < t.busy_pct) {
-    d.bottleneck = Bottleneck::kLaunch;
-    d.why = fmt::format("{:.2f} us with {:.2f} waves: the GPU is barely filled (SM {:.1f}%, memory {:.1f}%)", us,
-                        *e.waves, sm, mem);
-    d.advice = {"fuse this kernel with its neighbours (torch.compile, a fused kernel) to pay the launch once",
-                "capture the sequence in a CUDA graph to cut launch overhead",
-                "give it more work per launch (a bigger batch, or batching small ops)"};
-  } else if (sm >= t.busy_pct && sm >= mem) {
-    d.bottleneck = Bottleneck::kCompute;
-    d.why = fmt::format("SM throughput {:.1f}% of peak is at or above memory {:.1f}%", sm, mem);
-    d.advice = {"use tensor cores with a lower precision (BF16/FP8) where accuracy allows",
-                "cut instructions: check the instruction mix and remove redundant work",
-                "the kernel is near the compute roof; a better algorithm, not tuning, moves it further"};
-  } else if (mem >= t.busy_pct && dram >= std::max(l1, l2)) {
-    d.bottleneck = Bottleneck::kMemory;
-    d.why = fmt::format("memory throughput {:.1f}% of peak, DRAM {:.1f}% is the busiest memory unit", mem, dram);
-    d.advice = {"move fewer bytes: fuse with the producer/consumer, keep data in lower precision",
-                "reuse data through shared memory or L2 (tiling) to raise arithmetic intensity",
-                "for decode-like GEMV shapes, batch more tokens per weight read"};
+  d.basis = {std::string(kSm), e.memory_metric};
+  const bool idle = sm < t.busy_pct && mem < t.busy_pct;
+  if (idle && e.duration_ns && e.waves && *e.duration_ns / 1000.0 < t.launch_us && *e.waves < t.launch_waves) {
+    Launch(d, *e.duration_ns / 1000.0, sm, mem);
+  } else if (sm >= t.busy_pct && mem >= t.busy_pct) {
+    Mixed(d, sm, mem);
+  } else if (sm >= t.busy_pct) {
+    Compute(d, sm, mem);
   } else if (mem >= t.busy_pct) {
-    d.bottleneck = Bottleneck::kCache;
-    d.why = fmt::format("memory throughput {:.1f}% of peak, with L1 {:.1f}% / L2 {:.1f}% busier than DRAM {:.1f}%", mem,
-                        l1, l2, dram);
-    d.advice = {"check shared-memory bank conflicts and uncoalesced accesses (MemoryWorkloadAnalysis tables)",
-                "improve locality so that fewer L1/L2 transactions serve the same bytes",
-                "vectorize loads (128-bit) to cut request counts"};
+    Memory(d, mem, t);
   } else {
-    d.bottleneck = Bottleneck::kLatency;
-    d.why = fmt::format("neither compute ({:.1f}%) nor memory ({:.1f}%) is near its peak; achieved occupancy {}", sm,
-                        mem, Pct(e.achieved_occupancy_pct));
-    if (e.achieved_occupancy_pct && *e.achieved_occupancy_pct < t.low_occupancy_pct && !e.occupancy_limiter.empty()) {
-      d.advice.push_back("raise occupancy: it is limited by " + e.occupancy_limiter +
-                         " (reduce its use per block, or change the block size)");
-    }
-    if (!e.top_stalls.empty()) {
-      d.advice.push_back("the top stall is " + e.top_stalls.front().reason +
-                         ": hide it with more independent work per warp (ILP) or more warps");
-    }
-    if (e.waves && *e.waves < 1) d.advice.emplace_back("the grid is less than one wave: launch more blocks");
-    d.advice.emplace_back("overlap this kernel with others (streams) if it cannot be made to fill the GPU");
+    Latency(d, sm, mem, t);
   }
+  std::sort(d.basis.begin(), d.basis.end());
+  d.basis.erase(std::unique(d.basis.begin(), d.basis.end()), d.basis.end());
   return d;
 }
 

@@ -31,11 +31,13 @@ std::string_view FirstArg(std::string_view key) {
   return args.empty() ? std::string_view() : args.front();
 }
 
-// cos_kernel_cuda -> cos, pow_tensor_scalar_kernel_impl -> pow, direct_copy_kernel_cuda -> copy.
+// cos_kernel_cuda -> cos, pow_tensor_scalar_kernel_impl -> pow, direct_copy_kernel_cuda -> copy,
+// GeluCUDAKernelImpl -> gelu, launch_clamp_scalar -> clamp.
 std::string OpFromFunction(std::string_view name) {
-  constexpr std::string_view kSuffixes[] = {"_cuda_out",      "_kernel_cuda",  "_kernel_impl", "_kernel",
-                                            "_functor",       "_cuda",         "_impl",        "_out",
-                                            "_tensor_scalar", "_tensor_tensor"};
+  constexpr std::string_view kSuffixes[] = {"_cuda_out",      "_kernel_cuda",   "_kernel_impl", "_kernel",
+                                            "_functor",       "_cuda",          "_impl",        "_out",
+                                            "_tensor_scalar", "_tensor_tensor", "_scalar",      "CUDAKernelImpl"};
+  if (name.starts_with("launch_")) name.remove_prefix(7);
   for (bool again = true; again;) {
     again = false;
     for (const std::string_view suffix : kSuffixes) {
@@ -45,7 +47,19 @@ std::string OpFromFunction(std::string_view name) {
       }
     }
   }
-  return name.ends_with("copy") ? "copy" : std::string(name);
+  return name.ends_with("copy") ? "copy" : Lower(name);
+}
+
+// Where the lambda that a functor argument ends in starts: `f<T>::{lambda()#1}::...`, not a
+// lambda inside f's own template arguments; npos when there is none.
+size_t TopLevelLambda(std::string_view f) {
+  int angle = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] == '<') ++angle;
+    if (f[i] == '>' && angle > 0) --angle;
+    if (angle == 0 && f.substr(i).starts_with("::{lambda(")) return i;
+  }
+  return std::string_view::npos;
 }
 
 // The parameter type of the innermost lambda that has one: its element type.
@@ -53,7 +67,10 @@ std::string LambdaDtype(std::string_view f) {
   for (size_t at = f.rfind("{lambda("); at != std::string_view::npos; at = f.rfind("{lambda(", at - 1)) {
     const size_t start = at + 8;
     const size_t end = f.find(")#", start);
-    if (end != std::string_view::npos && end > start) return DtypeName(f.substr(start, end - start));
+    if (end != std::string_view::npos && end > start) {
+      const std::string_view params = f.substr(start, end - start);  // (Half,Half): the first one's
+      return DtypeName(params.substr(0, params.find(',')));
+    }
     if (at == 0) break;
   }
   return "";
@@ -65,7 +82,7 @@ Operation ReadOperation(std::string_view f) {
   const auto args = KeyTemplateArgs(f);
   if ((head == "gpu_kernel_impl_nocast" || head == "gpu_kernel_impl") && !args.empty()) return ReadOperation(args[0]);
   Operation o;
-  if (const size_t lambda = f.find("::{lambda("); lambda != std::string_view::npos) {
+  if (const size_t lambda = TopLevelLambda(f); lambda != std::string_view::npos) {
     o.op = OpFromFunction(KeyHead(f.substr(0, lambda)));
     o.dtype = LambdaDtype(f);
   } else if (head.starts_with("CUDAFunctorOnSelf_")) {
@@ -74,9 +91,13 @@ Operation ReadOperation(std::string_view f) {
     o = {std::string(head.substr(12)), DtypeName(FirstArg(f)), "", ""};
   } else if ((head == "BinaryFunctor" || head == "AUnaryFunctor" || head == "BUnaryFunctor") && args.size() == 4) {
     const std::string_view inner = KeyHead(args[3]);
-    o.op = Lower(inner.ends_with("Functor") ? inner.substr(0, inner.size() - 7) : inner);
+    if (TopLevelLambda(args[3]) != std::string_view::npos) {  // threshold_kernel_impl<Half>::{lambda(Half,Half)#1}
+      o.op = ReadOperation(args[3]).op;
+    } else {
+      o.op = Lower(inner.ends_with("Functor") ? inner.substr(0, inner.size() - 7) : inner);
+      o.compute = DtypeName(FirstArg(args[3]));
+    }
     o.dtype = DtypeName(args[0]);
-    o.compute = DtypeName(FirstArg(args[3]));
     if (head != "BinaryFunctor") o.form = "scalar";  // one operand is a scalar
   } else if (head.ends_with("Functor")) {
     o = {Lower(head.substr(0, head.size() - 7)), DtypeName(FirstArg(f)), "", ""};
@@ -135,12 +156,13 @@ std::optional<KernelFamily> ReduceFamily(const std::vector<std::string>& a) {
   const auto ops_args = KeyTemplateArgs(r[1]);
   Operation o;
   if (ops == "func_wrapper_t" && ops_args.size() == 2) {
-    o.op = ReadOperation(ops_args[1]).op;  // func_wrapper_t<acc, sum_functor<...>::...{lambda}>
+    o.op = ReadOperation(ops_args[1]).op;  // func_wrapper_t<acc, sum_functor<...>::...{lambda(float,float)#1}>
+    o.compute = LambdaDtype(ops_args[1]);
   } else {
     o.op = Lower(ops.ends_with("Ops") ? ops.substr(0, ops.size() - 3) : ops);
+    if (!ops_args.empty()) o.compute = DtypeName(ops_args.size() > 1 ? ops_args[1] : ops_args[0]);
   }
   o.dtype = DtypeName(r[0]);
-  if (!ops_args.empty()) o.compute = DtypeName(ops_args.size() > 1 ? ops_args[1] : ops_args[0]);
   if (o.compute == o.dtype) o.compute.clear();
   auto f = OperationFamily("reduce", o, "");
   AddFeature(f.features, "out", DtypeName(r[3]));
@@ -171,6 +193,36 @@ std::optional<KernelFamily> AtenFamily(const KernelNameParts& parts) {
     AddFeature(f.features, "index", DtypeName(a[1]));
     return f;
   }
+  if (n == "index_elementwise_kernel" && a.size() == 3) {  // IndexKernel.cu: index, index_put
+    const auto impl = ArgsOf(a[2], "gpu_index_kernel");
+    if (!impl || impl->empty()) return std::nullopt;
+    const std::string op = OpFromFunction(KeyHead((*impl)[0]));
+    KernelFamily f{op, {{"op", op}}};
+    if (const auto bytes = ArgsOf((*impl)[0], "OpaqueType"); bytes && bytes->size() == 1) {
+      AddFeature(f.features, "element_bytes", bytes->front());
+    }
+    AddFeature(f.features, "block", a[0]);
+    AddFeature(f.features, "unroll", a[1]);
+    return f;
+  }
+  if (n == "_scatter_gather_elementwise_kernel" && a.size() == 3) {  // ScatterGatherKernel.cu
+    const auto internal = ArgsOf(a[2], "_cuda_scatter_gather_internal_kernel");
+    if (!internal || internal->size() != 3) return std::nullopt;
+    const std::string op = (*internal)[0] == "1" ? "scatter" : "gather";  // is_scatter_like
+    KernelFamily f{op, {{"op", op}, {"variant", "scatter_gather"}}};
+    if (const auto bytes = ArgsOf((*internal)[1], "OpaqueType"); bytes && bytes->size() == 1) {
+      AddFeature(f.features, "element_bytes", bytes->front());
+    }
+    AddFeature(f.features, "index", DtypeName((*internal)[2]));
+    if (const size_t call = a[2].find("operator()<"); call != std::string::npos) {  // TensorAssign, ReduceAdd
+      const auto reduce = KeyTemplateArgs(std::string_view(a[2]).substr(call + 10));
+      std::string_view r = reduce.size() == 1 ? reduce[0] : "";
+      if (r.starts_with("Tensor") || r.starts_with("Reduce")) r.remove_prefix(6);  // TensorAssign -> assign
+      AddFeature(f.features, "reduce", Lower(r));
+    }
+    return f;
+  }
+  if (auto f = ForeachFamily(parts)) return f;
   if (n == "vectorized_gather_kernel" && a.size() == 2) {  // IndexKernelUtils.cu
     KernelFamily f{"gather", {{"op", "gather"}}};
     AddFeature(f.features, "alignment", a[0]);

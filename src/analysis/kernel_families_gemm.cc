@@ -112,7 +112,7 @@ GemmName ParseGemmName(const std::vector<std::string_view>& tokens, size_t start
     if (i == start && AllOf(t, "0123456789")) {
       g.arch = "sm" + std::string(t);
     } else if (std::find(kKinds.begin(), kKinds.end(), t) != kKinds.end()) {
-      g.kind = t;
+      g.kind += (g.kind.empty() ? "" : "_") + std::string(t);  // wmma_tensorop
     } else if (op != kOps.end() && g.op.empty()) {
       g.op = *op;
       g.math = t.substr(0, t.size() - op->size());
@@ -124,7 +124,7 @@ GemmName ParseGemmName(const std::vector<std::string_view>& tokens, size_t start
       g.layout = t;
     } else if (t.starts_with("align") && AllOf(t.substr(5), "0123456789")) {
       g.align = t.substr(5);
-    } else if (g.tile.empty() && (t.starts_with("f") || t.starts_with("bf") || t.starts_with("s8"))) {
+    } else if (g.tile.empty() && (t.starts_with("f") || t.starts_with("bf") || t.starts_with("s8") || t == "tf32")) {
       if (g.dtype.find(t) == std::string::npos) append(g.dtype, t);
     } else {
       append(g.options, t);
@@ -147,19 +147,15 @@ KernelFamily GemmFamily(std::string family, const GemmName& g) {
   return f;
 }
 
-// cutlass_80_simt_sgemm_128x32_8x5_nn_align1: family cutlass_simt_gemm.
-std::optional<KernelFamily> CutlassNameFamily(std::string_view name) {
-  const auto g = ParseGemmName(SplitOn(name, '_'), 1);
-  if (g.op.empty()) return std::nullopt;
-  return GemmFamily("cutlass_" + (g.kind.empty() ? "" : g.kind + "_") + g.op, g);
-}
-
 }  // namespace
 
 std::optional<KernelFamily> CublasFamily(const KernelNameParts& parts) {
   const std::string& n = parts.name;
   if (n.starts_with("nvjet")) return NvjetFamily(n);
   if (n.starts_with("gemv")) return KernelFamily{"gemv", {{"op", "gemv"}, {"variant", n}}};
+  if (parts.qualified.starts_with("gemv")) {  // gemvx::kernel: the namespace is the variant
+    return KernelFamily{"gemv", {{"op", "gemv"}, {"variant", parts.qualified.substr(0, parts.qualified.find("::"))}}};
+  }
   const auto tokens = SplitOn(n, '_');
   if (tokens.size() > 2 && IsArch(tokens[0]) && tokens[1] == "xmma") {
     auto g = ParseGemmName(tokens, 2);
@@ -178,16 +174,30 @@ std::optional<KernelFamily> CublasFamily(const KernelNameParts& parts) {
   return std::nullopt;
 }
 
-// A flat cutlass_... name, or a wrapper around one: cutlass::Kernel2<cutlass_80_simt_...>.
-// Other wrappers (cutlass::device_kernel<GemmUniversal<...>>) are named by what they wrap.
-std::optional<KernelFamily> CutlassFamily(const KernelNameParts& parts) {
-  if (parts.name.starts_with("cutlass_")) return CutlassNameFamily(parts.name);
-  if (parts.args.empty()) return std::nullopt;
-  const std::string& inner = parts.args.front();
-  if (inner.starts_with("cutlass_")) return CutlassNameFamily(inner);
-  KernelFamily f{"cutlass:" + std::string(KeyHead(inner)), {}};
-  AddFeature(f.features, "template", inner.substr(KeyHead(inner).size()));
-  return f;
+// cutlass_80_simt_sgemm_128x32_8x5_nn_align1: family cutlass_simt_gemm. Convolutions
+// (cutlass_tensorop_f16_s16816fprop_optimized_f16_128x128_32x5_nhwc_align8) are implicit
+// GEMMs by direction, as cuDNN's are: conv_fprop_implicit_gemm, the kind a feature.
+std::optional<KernelFamily> CutlassNameFamily(std::string_view name) {
+  auto g = ParseGemmName(SplitOn(name, '_'), 1);
+  if (g.op.empty()) return std::nullopt;
+  if (g.op == "fprop" || g.op == "dgrad" || g.op == "wgrad") {
+    std::string variant, options;  // optimized or analytic iterators; the tensor layout
+    for (const std::string_view o : SplitOn(g.options, ',')) {
+      if (o == "nhwc" || o == "ncxhwx") {
+        g.layout = o;
+      } else {
+        std::string& into = (o == "optimized" || o == "analytic") ? variant : options;
+        into += (into.empty() ? "" : "_") + std::string(o);
+      }
+    }
+    g.options = options;                                                           // unity_stride
+    if (g.dtype == "f16" || g.dtype == "f32") g.dtype = "fp" + g.dtype.substr(1);  // as the templates' fp16
+    auto f = GemmFamily("conv_" + g.op + "_implicit_gemm", g);
+    AddFeature(f.features, "kind", g.kind);
+    AddFeature(f.features, "variant", variant);
+    return f;
+  }
+  return GemmFamily("cutlass_" + (g.kind.empty() ? "" : g.kind + "_") + g.op, g);
 }
 
 }  // namespace kscope::analysis

@@ -75,6 +75,7 @@ void AddFlatFeatures(std::vector<KernelFeature>& features, const FlatName& f) {
 // warps: these kernels run 128 and 384 threads): it stays an option.
 std::optional<KernelFamily> CudnnFamily(const KernelNameParts& parts) {
   constexpr std::string_view kPrefix = "cudnn_generated_fort_native_";
+  if (auto conv = XmmaConvFamily(parts.name)) return conv;
   if (!parts.name.starts_with(kPrefix)) return std::nullopt;
   const FlatName flat = ParseFlatName(SplitOn(std::string_view(parts.name).substr(kPrefix.size()), '_'), 0);
   if (flat.words.empty()) return std::nullopt;
@@ -92,7 +93,9 @@ std::optional<KernelFamily> FlashFamily(const KernelNameParts& parts) {
   const auto tokens = SplitOn(parts.name, '_');
   if (parts.name.starts_with("fmha") && parts.args.empty() && tokens.size() > 2) {
     KernelFamily f{std::string(tokens[0]) + "_" + std::string(tokens[1]), {{"op", "attention"}}};
-    AddFlatFeatures(f.features, ParseFlatName(tokens, 2));
+    const FlatName flat = ParseFlatName(tokens, 2);
+    AddFeature(f.features, "variant", flat.words);  // aligned, notaligned
+    AddFlatFeatures(f.features, flat);
     return f;
   }
   KernelFamily f{parts.name, {{"op", "attention"}}};
@@ -102,22 +105,86 @@ std::optional<KernelFamily> FlashFamily(const KernelNameParts& parts) {
   return f;
 }
 
-// Inductor's triton_<kind>_<fused ops>_<index>: the index goes, the kind is a feature.
+// Inductor's triton_<kind>_fused_<ops>_<index>: the ops are the ATen ops the kernel fuses,
+// sorted and joined by '_' (`triton_poi_fused__to_copy_add_native_layer_norm_view_3`). Family
+// triton_<kind>:<op>+<op>..., each op as ATen names it without its leading '_'; the index
+// (which kernel of the generated program) goes. Ops of several words are read with the list
+// below; "backward", "forward" and "data" belong to the op before them.
+std::vector<std::string> TritonOps(const std::vector<std::string_view>& words) {
+  constexpr std::array<std::string_view, 22> kMultiWord = {"native_layer_norm",
+                                                           "native_dropout",
+                                                           "native_batch_norm",
+                                                           "native_group_norm",
+                                                           "embedding_dense",
+                                                           "log_softmax",
+                                                           "unsafe_view",
+                                                           "to_copy",
+                                                           "nll_loss",
+                                                           "nll_loss2d",
+                                                           "scalar_tensor",
+                                                           "constant_pad_nd",
+                                                           "prepare_softmax_online",
+                                                           "index_put",
+                                                           "index_select",
+                                                           "masked_fill",
+                                                           "slice_scatter",
+                                                           "select_scatter",
+                                                           "max_pool2d_with_indices",
+                                                           "avg_pool2d",
+                                                           "full_like",
+                                                           "zeros_like"};
+  std::vector<std::string> ops;
+  for (size_t i = 0; i < words.size();) {
+    if (words[i].empty()) {  // the '_' that starts _to_copy
+      ++i;
+      continue;
+    }
+    size_t take = 1;
+    std::string op(words[i]);
+    for (const std::string_view known : kMultiWord) {
+      const auto parts = SplitOn(known, '_');
+      if (parts.size() > take && i + parts.size() <= words.size() &&
+          std::equal(parts.begin(), parts.end(), words.begin() + static_cast<std::ptrdiff_t>(i))) {
+        take = parts.size();
+        op = known;
+      }
+    }
+    i += take;
+    const bool suffix = op == "backward" || op == "forward" || op == "data";
+    if (suffix && !ops.empty()) {
+      ops.back() += "_" + op;
+    } else {
+      ops.push_back(op);
+    }
+  }
+  return ops;
+}
+
 std::optional<KernelFamily> TritonFamily(const KernelNameParts& parts) {
   constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kKinds{{{"poi", "pointwise"},
                                                                                  {"red", "reduction"},
                                                                                  {"per", "persistent_reduction"},
                                                                                  {"tem", "template"},
                                                                                  {"for", "foreach"}}};
-  const std::string& n = parts.name;
-  const size_t last = n.rfind('_');
-  const bool indexed = last != std::string::npos && last > 7 && IsNumber(std::string_view(n).substr(last + 1));
-  KernelFamily f{indexed ? n.substr(0, last) : n, {}};
-  const auto tokens = SplitOn(n, '_');
-  for (const auto& [code, kind] : kKinds) {
-    if (tokens.size() > 1 && tokens[1] == code) AddFeature(f.features, "kind", kind);
+  auto words = SplitOn(parts.name, '_');  // triton, kind, fused, ops..., index
+  if (words.size() < 3) return std::nullopt;
+  std::string_view kind = words[1];
+  for (const auto& [code, name] : kKinds) {
+    if (words[1] == code) kind = name;
   }
-  if (indexed) AddFeature(f.features, "index", std::string_view(n).substr(last + 1));
+  std::string_view index;
+  if (words.size() > 3 && IsNumber(words.back())) {
+    index = words.back();
+    words.pop_back();
+  }
+  const size_t first = words[2] == "fused" ? 3 : 2;
+  std::string ops;
+  for (const auto& op : TritonOps({words.begin() + static_cast<std::ptrdiff_t>(first), words.end()})) {
+    Append(ops, op, "+");
+  }
+  KernelFamily f{"triton_" + std::string(kind) + (ops.empty() ? "" : ":" + ops), {}};
+  AddFeature(f.features, "kind", kind);
+  AddFeature(f.features, "index", index);
   return f;
 }
 
@@ -161,6 +228,7 @@ std::optional<KernelFamily> VendorFamily(KernelLibrary library, const KernelName
     case KernelLibrary::kTriton: return TritonFamily(parts);
     case KernelLibrary::kNccl: return NcclFamily(parts);
     case KernelLibrary::kAten: return AtenFamily(parts);
+    case KernelLibrary::kCub:
     case KernelLibrary::kUser: return std::nullopt;
   }
   return std::nullopt;

@@ -41,12 +41,22 @@ void DropLiteralCasts(std::vector<Token>& t) {
   t = std::move(out);
 }
 
+bool IsBuiltinType(std::string_view w) {
+  return w == "bool" || w == "int" || w == "long" || w == "float" || w == "double" || w == "char" || w == "short";
+}
+
 // nsys and ncu write the return type of a function a lambda belongs to (`void at::f<...>(...)
-// ::[lambda...]`), the demangler not; kernels themselves return void.
-void DropVoidReturnTypes(std::vector<Token>& t) {
+// ::[lambda...]`, `bool cuda::histogram<...>(...)::[lambda...]`), the demangler not; kernels
+// themselves return void. A builtin type goes only before a qualified or template name
+// (`bool ns::f`, not `unsigned long ns::f` nor `unsigned int`).
+void DropReturnTypes(std::vector<Token>& t) {
   std::vector<Token> out;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i].kind == Kind::kWord && t[i].text == "void" && i + 1 < t.size() && t[i + 1].kind == Kind::kWord) continue;
+    const bool before_word = i + 1 < t.size() && t[i + 1].kind == Kind::kWord;
+    if (t[i].kind == Kind::kWord && t[i].text == "void" && before_word) continue;
+    const bool before_name = before_word && i + 2 < t.size() && (IsPunct(t[i + 2], "::") || IsPunct(t[i + 2], "<"));
+    const bool after_word = !out.empty() && out.back().kind == Kind::kWord;
+    if (t[i].kind == Kind::kWord && IsBuiltinType(t[i].text) && before_name && !after_word) continue;
     out.push_back(std::move(t[i]));
   }
   t = std::move(out);
@@ -111,7 +121,7 @@ std::vector<Token> NormalizedTokens(std::string_view s, NameForm form, int depth
     return Normalize(args, form, depth + 1);
   });
   DropLiteralCasts(t);
-  DropVoidReturnTypes(t);
+  DropReturnTypes(t);
   if (form == NameForm::kKey) {
     DropQualifiers(t);
     DropParameters(t);

@@ -30,6 +30,7 @@ std::string_view LibraryName(KernelLibrary library) {
     case KernelLibrary::kTriton: return "Triton";
     case KernelLibrary::kAten: return "ATen";
     case KernelLibrary::kNccl: return "NCCL";
+    case KernelLibrary::kCub: return "CUB";
     case KernelLibrary::kUser: return "user";
   }
   return "user";

@@ -6,11 +6,15 @@
 // feature instead. Families read the same for every spelling of a kernel:
 //   nvjet_gemm, xmma_gemm, cublas_gemm, gemv        cuBLAS GEMMs and GEMVs (every nvjet_smXX)
 //   cutlass_simt_gemm, cutlass_tensorop_gemm        CUTLASS kernels named cutlass_NN_...
+//   cutlass_grouped_gemm, cutlass_gemm              CUTLASS 3 GemmUniversal (grouped: MoE)
+//   conv_fprop_implicit_gemm, conv_dgrad_...,       convolutions by direction (cuDNN's xmma
+//   conv_wgrad_..., conv_fprop_first_layer          kernels and CUTLASS's)
 //   cudnn_sdpa_flash_fprop                          cuDNN's generated kernels, words kept
 //   elementwise:add, reduce:mean, distribution:...  ATen kernels by their operation; also
-//   cat, index_select, gather                       ATen kernels named after their operation
+//   cat, index_select, index, gather, scatter       ATen kernels named after their operation
+//   foreach:add, fused_adamw                        ATen's kernels over tensor lists
 //   nccl:AllReduce                                  NCCL by collective
-//   triton_poi_fused_add_mul                        Triton (Inductor) without its index
+//   triton_pointwise:add+mul                        Triton (Inductor) by kind and fused ops
 //   otherwise the name without namespaces, template arguments and parameters, with the
 //   template arguments kept as the feature "template".
 #pragma once
@@ -21,7 +25,7 @@
 
 namespace kscope::analysis {
 
-enum class KernelLibrary { kCublas, kCutlass, kCudnn, kFlashAttention, kTriton, kAten, kNccl, kUser };
+enum class KernelLibrary { kCublas, kCutlass, kCudnn, kFlashAttention, kTriton, kAten, kNccl, kCub, kUser };
 std::string_view LibraryName(KernelLibrary library);
 
 struct KernelFeature {

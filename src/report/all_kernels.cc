@@ -34,26 +34,33 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
   KSCOPE_RETURN_IF_ERROR(q->status());
   Table t;
   t.title = fmt::format("Every kernel of run {} by GPU time (nsys), with ncu's figures where profiled", run_id);
-  t.columns = {"#",       "Time %", "Time (ns)",   "Launches",  "Avg (ns)", "Family",
-               "Library", "Class",  "Occupancy %", "Top stall", "Name"};
+  t.columns = {"#",    "Time %", "Time (ns)", "Launches", "Avg (ns)",    "Family",    "Library", "Class",
+               "SM %", "DRAM %", "L1 Hit %",  "L2 Hit %", "Occupancy %", "Top stall", "Name"};
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     const auto id = analysis::IdentifyKernel(r.name);
     auto v = verdicts.find(analysis::KernelMatchKey(r.name));
     const bool profiled = v != verdicts.end();
+    // One of ncu's figures, rounded to one decimal, or empty where the kernel was not profiled.
+    auto figure = [&](std::optional<double> parts::KernelVerdict::*field) {
+      return profiled && v->second.*field ? Cell(Round1(*(v->second.*field))) : Cell();
+    };
     const double share = all_ns > 0 ? 100.0 * static_cast<double>(r.total) / static_cast<double>(all_ns) : 0.0;
-    std::vector<Cell> row{
-        static_cast<int64_t>(i + 1),
-        Round1(share),
-        r.total,
-        r.n,
-        Round1(r.mean),
-        id.family,
-        std::string(analysis::LibraryName(id.library)),
-        profiled ? Cell(v->second.bottleneck) : Cell(std::string("not profiled")),
-        profiled && v->second.achieved_occupancy_pct ? Cell(Round1(*v->second.achieved_occupancy_pct)) : Cell(),
-        profiled && !v->second.top_stall.empty() ? Cell(v->second.top_stall) : Cell(),
-        r.name};
+    std::vector<Cell> row{static_cast<int64_t>(i + 1),
+                          Round1(share),
+                          r.total,
+                          r.n,
+                          Round1(r.mean),
+                          id.family,
+                          std::string(analysis::LibraryName(id.library)),
+                          profiled ? Cell(v->second.bottleneck) : Cell(std::string("not profiled")),
+                          figure(&parts::KernelVerdict::sm_pct),
+                          figure(&parts::KernelVerdict::dram_pct),
+                          figure(&parts::KernelVerdict::l1_hit_pct),
+                          figure(&parts::KernelVerdict::l2_hit_pct),
+                          figure(&parts::KernelVerdict::achieved_occupancy_pct),
+                          profiled && !v->second.top_stall.empty() ? Cell(v->second.top_stall) : Cell(),
+                          r.name};
     t.rows.push_back(std::move(row));
   }
   return t;

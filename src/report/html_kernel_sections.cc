@@ -28,8 +28,8 @@ void WriteTopKernelsSection(const nlohmann::json& report, std::ostream& out) {
   out << "<section id=\"top-kernels\">\n<h2>Top kernels by GPU time</h2>\n";
   WriteChartPlace("top-kernels",
                   kernels.empty() ? std::optional<std::string>("This run has no kernels.") : std::nullopt, out);
-  HtmlTable table({"#", "Kernel", "Family", "Library", "Launches", "GPU time", "Average", "Share", "Bottleneck",
-                   "Achieved occupancy", "Top stall"});
+  HtmlTable table({"#", "Kernel", "Family", "Library", "Launches", "GPU time", "Average", "Share", "Bottleneck", "SM",
+                   "DRAM", "L1 hit", "L2 hit", "Achieved occupancy", "Top stall"});
   for (const auto& k : kernels) {
     table.rows.push_back({Num(TextField(k, "rank")),
                           Name(TextField(k, "name")),
@@ -40,6 +40,10 @@ void WriteTopKernelsSection(const nlohmann::json& report, std::ostream& out) {
                           Num(DurationText(NumberField(k, "avg_ns"))),
                           Num(PercentText(NumberField(k, "share_pct"))),
                           {BottleneckText(k)},
+                          Num(PercentText(NumberField(k, "sm_pct"))),
+                          Num(PercentText(NumberField(k, "dram_pct"))),
+                          Num(PercentText(NumberField(k, "l1_hit_pct"))),
+                          Num(PercentText(NumberField(k, "l2_hit_pct"))),
                           Num(PercentText(NumberField(k, "achieved_occupancy_pct"))),
                           {TextField(k, "top_stall")}});
   }

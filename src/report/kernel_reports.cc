@@ -65,6 +65,8 @@ std::string Shape(const store::NcuLaunchKey& k) {
 
 Cell OptNum(const std::optional<double>& v, int decimals) { return v ? Cell(Num(*v, decimals)) : Cell(); }
 
+std::string OptText(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
 }  // namespace
 
 Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds) {
@@ -73,18 +75,9 @@ Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::
   const auto& [launches, groups] = *loaded;
   Table t;
   t.title = fmt::format("Profiled kernels of run {} by GPU time (ncu)", run_id);
-  t.columns = {"ID",
-               "Kernel",
-               "Shape",
-               "Family",
-               "Library",
-               "Launches",
-               "GPU Time (us)",
-               "Class",
-               "Roofline",
-               "% of Roof",
-               "Achieved Occupancy (%)",
-               "Top Stall"};
+  t.columns = {
+      "ID",     "Kernel",   "Shape",      "Family",     "Library",  "Launches",  "GPU Time (us)",          "Class",
+      "SM (%)", "DRAM (%)", "L1 Hit (%)", "L2 Hit (%)", "Roofline", "% of Roof", "Achieved Occupancy (%)", "Top Stall"};
   int64_t id = 0;
   for (const KernelRow& r : Rows(launches, groups)) {
     const auto names = analysis::IdentifyKernel(r.group->key.name);
@@ -94,7 +87,8 @@ Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::
     t.rows.push_back(
         {id++, names.base, Shape(r.group->key), names.family, std::string(analysis::LibraryName(names.library)),
          static_cast<int64_t>(r.group->launch_ids.size()), Num(r.gpu_ns / 1000.0, 2),
-         std::string(analysis::BottleneckName(d.bottleneck)),
+         std::string(analysis::BottleneckName(d.bottleneck)), OptNum(d.evidence.sm_pct, 1),
+         OptNum(d.evidence.dram_pct, 1), OptNum(d.evidence.l1_hit_pct, 1), OptNum(d.evidence.l2_hit_pct, 1),
          p != nullptr ? Cell(fmt::format("{} {}-bound side, AI {:.2f}", p->precision,
                                          p->MemoryBound() ? "memory" : "compute", p->intensity))
                       : Cell(),
@@ -155,14 +149,22 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
   if (!g.key.nvtx.empty()) add("NVTX", g.key.nvtx);
   add("Class", std::string(analysis::BottleneckName(d.bottleneck)));
   add("Why", d.why);
+  if (!d.basis.empty()) add("Rests on", fmt::format("{}", fmt::join(d.basis, ", ")));
   const auto& e = d.evidence;
+  add("SM / memory throughput (% of peak)", fmt::format("{} / {}", OptText(e.sm_pct), OptText(e.memory_pct)));
+  add("DRAM / L1 / L2 throughput (% of peak)",
+      fmt::format("{} / {} / {}", OptText(e.dram_pct), OptText(e.l1_pct), OptText(e.l2_pct)));
+  add("L1 / L2 hit rate (%)", fmt::format("{} / {}", OptText(e.l1_hit_pct), OptText(e.l2_hit_pct)));
   add("Achieved / theoretical occupancy (%)",
-      e.achieved_occupancy_pct && e.theoretical_occupancy_pct
-          ? Cell(fmt::format("{:.2f} / {:.2f}", *e.achieved_occupancy_pct, *e.theoretical_occupancy_pct))
-          : Cell());
+      fmt::format("{} / {}", OptText(e.achieved_occupancy_pct), OptText(e.theoretical_occupancy_pct)));
   if (!e.occupancy_limiter.empty()) add("Occupancy limited by", e.occupancy_limiter);
   for (const auto& s : e.top_stalls) {
-    add("Stall: " + s.reason, fmt::format("{:.2f} cycles/issue ({:.1f}% of stalls)", s.cycles, s.share));
+    add("Stall: " + s.reason,
+        fmt::format("{} ({:.1f}% of the measured stalls)", analysis::StallValueText(e.stall_form, s.value), s.share));
+  }
+  if (e.stall_total) {
+    add("Stalls in all",
+        fmt::format("{} over {} reasons", analysis::StallValueText(e.stall_form, *e.stall_total), e.stall_reasons));
   }
   for (size_t i = 0; i < d.advice.size(); ++i) add(fmt::format("Advice {}", i + 1), d.advice[i]);
   if (!d.missing.empty()) add("Missing metrics", fmt::format("{}", fmt::join(d.missing, ", ")));

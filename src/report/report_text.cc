@@ -126,13 +126,14 @@ std::string MfuLine(const json& m) {
 Table KernelsTable(const json& r, size_t name_width) {
   Table t;
   t.title = "Top kernels by GPU time (nsys)";
-  t.columns = {"#",      "Time %",  "Time (ms)", "Launches",  "Kernel",
-               "Family", "Library", "Class",     "Occupancy", "Top stall"};
+  t.columns = {"#",     "Time %", "Time (ms)", "Launches", "Kernel", "Family",    "Library",
+               "Class", "SM %",   "DRAM %",    "L1 hit",   "L2 hit", "Occupancy", "Top stall"};
   for (const auto& k : Field(r, "top_kernels")) {
     t.rows.push_back({static_cast<int64_t>(Num(Field(k, "rank"))), SharePct(Field(k, "share_pct")),
                       Ms(Field(k, "total_ns")), static_cast<int64_t>(Num(Field(k, "launches"))),
                       Short(Str(Field(k, "base")), name_width), Str(Field(k, "family")), Str(Field(k, "library")),
-                      Field(k, "bottleneck").is_string() ? Str(Field(k, "bottleneck")) : "-",
+                      Field(k, "bottleneck").is_string() ? Str(Field(k, "bottleneck")) : "-", Pct(Field(k, "sm_pct")),
+                      Pct(Field(k, "dram_pct")), Pct(Field(k, "l1_hit_pct")), Pct(Field(k, "l2_hit_pct")),
                       Pct(Field(k, "achieved_occupancy_pct")),
                       Field(k, "top_stall").is_string() ? Str(Field(k, "top_stall")) : "-"});
   }

@@ -29,21 +29,46 @@ json FindingsJson(const std::vector<analysis::Finding>& findings) {
   return out;
 }
 
+namespace {
+
+// A mean of one figure over launches: (sum of value x weight, sum of weights).
+struct Mean {
+  double sum = 0, weight = 0;
+  void Add(const std::optional<double>& v, double w) {
+    if (!v) return;
+    sum += *v * w;
+    weight += w;
+  }
+  [[nodiscard]] std::optional<double> Value() const {
+    return weight > 0 ? std::optional<double>(sum / weight) : std::nullopt;
+  }
+};
+
+struct Figures {
+  Mean occupancy, sm, dram, l1_hit, l2_hit;
+};
+
+}  // namespace
+
 std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLaunch>& launches,
                                               const analysis::ClassifyThresholds& t) {
   std::map<std::string, KernelVerdict> out;
   std::map<std::string, double> longest;  // the longest group's time decides the class
-  std::map<std::string, std::pair<double, int64_t>> occupancy;
+  std::map<std::string, Figures> figures;
   for (const auto& g : analysis::GroupByKernel(launches)) {
     const std::string key = analysis::KernelMatchKey(g.key.name);
     double group_ns = 0;
     for (int64_t id : g.launch_ids) {
       const auto& l = launches[static_cast<size_t>(id)];
-      group_ns += l.Number("gpu__time_duration.sum").value_or(0);
-      if (auto occ = l.Number("sm__warps_active.avg.pct_of_peak_sustained_active")) {
-        occupancy[key].first += *occ;
-        ++occupancy[key].second;
-      }
+      const double ns = l.Number("gpu__time_duration.sum").value_or(0);
+      group_ns += ns;
+      const auto e = analysis::GatherEvidence(l);
+      Figures& f = figures[key];
+      f.occupancy.Add(e.achieved_occupancy_pct, 1);
+      f.sm.Add(e.sm_pct, ns);
+      f.dram.Add(e.dram_pct, ns);
+      f.l1_hit.Add(e.l1_hit_pct, ns);
+      f.l2_hit.Add(e.l2_hit_pct, ns);
     }
     KernelVerdict& v = out[key];
     v.profiled_ns += group_ns;
@@ -56,8 +81,12 @@ std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLau
     }
   }
   for (auto& [key, v] : out) {
-    if (occupancy[key].second > 0)
-      v.achieved_occupancy_pct = occupancy[key].first / static_cast<double>(occupancy[key].second);
+    const Figures& f = figures[key];
+    v.achieved_occupancy_pct = f.occupancy.Value();
+    v.sm_pct = f.sm.Value();
+    v.dram_pct = f.dram.Value();
+    v.l1_hit_pct = f.l1_hit.Value();
+    v.l2_hit_pct = f.l2_hit.Value();
   }
   return out;
 }
@@ -101,6 +130,10 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
          {"avg_ns", r.mean},
          {"share_pct", pct(static_cast<double>(r.total))},
          {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)},
+         {"sm_pct", v == verdicts.end() ? json() : Opt(v->second.sm_pct)},
+         {"dram_pct", v == verdicts.end() ? json() : Opt(v->second.dram_pct)},
+         {"l1_hit_pct", v == verdicts.end() ? json() : Opt(v->second.l1_hit_pct)},
+         {"l2_hit_pct", v == verdicts.end() ? json() : Opt(v->second.l2_hit_pct)},
          {"achieved_occupancy_pct", v == verdicts.end() ? json() : Opt(v->second.achieved_occupancy_pct)},
          {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)}});
   }

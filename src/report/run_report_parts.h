@@ -16,10 +16,12 @@
 namespace kscope::report::parts {
 
 // What ncu says of each kernel, by KernelMatchKey of its name (ncu and nsys spell names
-// differently): the class of its longest profiled launch group, mean occupancy, top stall.
+// differently): the class and top stall of its longest profiled launch group; occupancy
+// averaged over its profiled launches, SM and DRAM throughput and the hit rates weighted by
+// each launch's duration.
 struct KernelVerdict {
   std::string bottleneck;
-  std::optional<double> achieved_occupancy_pct;
+  std::optional<double> achieved_occupancy_pct, sm_pct, dram_pct, l1_hit_pct, l2_hit_pct;
   std::string top_stall;
   double profiled_ns = 0;
   int64_t profiled_launches = 0;

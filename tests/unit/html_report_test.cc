@@ -146,7 +146,9 @@ TEST(HtmlReport, NullsAndWrongTypesReadAsAbsent) {
   report::WriteTopKernelsSection(report, out);
   EXPECT_NE(out.str().find("<tr><td class=\"num\">1</td><td class=\"name\">a&lt;b&gt;</td><td></td><td></td>"
                            "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"
-                           "<td class=\"num\">50.0%</td><td>not profiled</td><td class=\"num\">n/a</td><td></td></tr>"),
+                           "<td class=\"num\">50.0%</td><td>not profiled</td><td class=\"num\">n/a</td>"
+                           "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"
+                           "<td class=\"num\">n/a</td><td></td></tr>"),
             std::string::npos)
       << out.str();
 }

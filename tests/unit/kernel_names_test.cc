@@ -197,8 +197,8 @@ TEST(KernelNames, TrickySpellings) {
   EXPECT_EQ(IdentifyKernel("<<<").family, "<<<");
 }
 
-// Libraries the devset does not run: names spelled after each library's naming scheme,
-// not captured, so only what the rules read off them is checked.
+// Libraries neither the devset nor the zoo runs: names spelled after each library's naming
+// scheme, not captured, so only what the rules read off them is checked.
 TEST(KernelNames, LibrariesOutsideTheDevset) {
   auto k = IdentifyKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kNccl);
@@ -206,7 +206,7 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
   EXPECT_EQ(Features(k), "op=AllReduce, algo=RING, proto=LL, redop=Sum, dtype=f32");
   k = IdentifyKernel("triton_poi_fused_add_mul_0");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kTriton);
-  EXPECT_EQ(k.family, "triton_poi_fused_add_mul");
+  EXPECT_EQ(k.family, "triton_pointwise:add+mul");
   EXPECT_EQ(Features(k), "kind=pointwise, index=0");
   k = IdentifyKernel("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>, true>(Flash_fwd_params)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kFlashAttention);
@@ -216,6 +216,40 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
   EXPECT_EQ(k.library, analysis::KernelLibrary::kCublas);
   EXPECT_EQ(k.family, "cublas_gemm");
   EXPECT_EQ(Features(k), "op=gemm, arch=ampere, math=s, tile=128x64, layout=nn");
+  k = IdentifyKernel(
+      "void gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float, false, true, true, false, 7, "
+      "false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const __nv_bfloat16>, "
+      "cublasGemvTensorStridedBatched<const __nv_bfloat16>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float>>"
+      "(T13)");
+  EXPECT_EQ(k.library, analysis::KernelLibrary::kCublas);
+  EXPECT_EQ(k.family, "gemv");
+  EXPECT_EQ(Features(k), "op=gemv, variant=gemvx");
+  k = IdentifyKernel(
+      "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
+      "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, "
+      "cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>"
+      "(T12, T6, T6)");
+  EXPECT_EQ(k.library, analysis::KernelLibrary::kCublas);
+  EXPECT_EQ(Features(k), "op=gemv, variant=gemv2T_kernel_val");
+  // PyTorch's FlashAttention and memory-efficient attention, CUB's sorts.
+  k = IdentifyKernel(
+      "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+      "cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t>>, false, true, "
+      "false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)");
+  EXPECT_EQ(k.library, analysis::KernelLibrary::kFlashAttention);
+  EXPECT_EQ(k.family, "flash_fwd_kernel");
+  k = IdentifyKernel(
+      "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::"
+      "bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)");
+  EXPECT_EQ(k.library, analysis::KernelLibrary::kFlashAttention);
+  EXPECT_EQ(k.family, "fmha_cutlassF");
+  EXPECT_EQ(Features(k), "op=attention, variant=aligned, arch=sm80, dtype=bf16, tile=64x64, options=rf");
+  k = IdentifyKernel(
+      "void cub::CUB_200200_900_NS::DeviceRadixSortOnesweepKernel<cub::CUB_200200_900_NS::"
+      "DeviceRadixSortPolicy<long, long, int>::Policy800, false, long, long, int, int>(T5 *, T5 *, "
+      "T6 *, const T6 *, T3 *, const T3 *, T4 *, const T4 *, int, int, int)");
+  EXPECT_EQ(k.library, analysis::KernelLibrary::kCub);
+  EXPECT_EQ(k.family, "DeviceRadixSortOnesweepKernel");
   k = IdentifyKernel("nvjet_sm90_hsh_128x256_64x4_2x1_v_bz_coopB_NNT");
   EXPECT_EQ(k.family, "nvjet_gemm");
   EXPECT_EQ(Features(k),

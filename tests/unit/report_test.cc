@@ -219,8 +219,8 @@ Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches ( ms), 0 copies an
 
 ## Top kernels
 
-| # | Time % | Time (ms) | Launches | Kernel | Family | Library | Class | Occupancy | Top stall | 
-|---|---|---|---|---|---|---|---|---|---|
+| # | Time % | Time (ms) | Launches | Kernel | Family | Library | Class | SM % | DRAM % | L1 hit | L2 hit | Occupancy | Top stall | 
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 
 ## Bottleneck mix
 

@@ -30,8 +30,9 @@ kscopeCharts.shortName = (name, limit = 48) => {
 // Bottleneck classes as kscope names them (analysis/bottleneck.cc), then any others.
 kscopeCharts.bottleneckColors = (values) => {
   const known = [
-    ['compute', '#d62728'], ['memory (DRAM)', '#1f77b4'], ['cache (L1/L2)', '#17becf'],
-    ['latency/occupancy', '#ff7f0e'], ['launch', '#9467bd'], ['unknown', '#8c564b'],
+    ['compute', '#d62728'], ['mixed', '#e377c2'], ['memory (DRAM)', '#1f77b4'], ['memory (L1/L2)', '#17becf'],
+    ['cache inefficiency', '#2ca02c'], ['latency/occupancy', '#ff7f0e'], ['launch', '#9467bd'],
+    ['unknown', '#8c564b'],
     ['not profiled', '#b0b0b0'],
   ];
   const domain = known.map(([name]) => name);
