@@ -9,7 +9,7 @@ packages=(
   libcsv-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm clang-format clang-tidy
-  libjs-vega chromium python3
+  libjs-vega chromium python3 strace
 )
 
 sudo_cmd=()

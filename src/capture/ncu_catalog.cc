@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "util/atomic_file.h"
 #include "util/closest.h"
 
 namespace kscope::capture {
@@ -196,7 +197,7 @@ Result<NcuCatalog> LoadNcuCatalog(ProcessRunner& runner, const std::string& ncu,
   }
   std::error_code ec;
   fs::create_directories(cache_dir, ec);
-  if (std::ofstream out(cached); out) out << ToJson(c).dump() << "\n";  // a cache: failing to write it is no error
+  (void)WriteFileAtomically(cached, ToJson(c).dump() + "\n");  // a cache: failing to write it is no error
   return c;
 }
 

@@ -13,6 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <utility>
+
+#include "util/atomic_file.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX's process environment
 
@@ -116,12 +119,14 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   auto log = OpenForWrite(spec.log_path.empty() ? "/dev/null" : spec.log_path, true);
   if (!log.ok()) return log.error();
   Fd log_fd(*log);
-  Fd out_fd;
+  // stdout goes to a temporary file that takes its name only when the program succeeds.
+  std::optional<AtomicFile> stdout_file;
   if (!spec.stdout_path.empty()) {
-    auto out = OpenForWrite(spec.stdout_path, false);
+    auto out = AtomicFile::Create(spec.stdout_path);
     if (!out.ok()) return out.error();
-    out_fd.fd = *out;
+    stdout_file.emplace(std::move(*out));
   }
+  const int stdout_fd = stdout_file ? stdout_file->fd() : -1;
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return Error{prog, std::string("cannot make a pipe: ") + std::strerror(errno), ""};
   Fd read_end(p[0]);
@@ -130,7 +135,7 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_fd.fd >= 0 ? out_fd.fd : write_end.fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, stdout_fd >= 0 ? stdout_fd : write_end.fd, 1);
   posix_spawn_file_actions_adddup2(&actions, write_end.fd, 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -211,6 +216,7 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+  if (stdout_file && out.ok()) KSCOPE_RETURN_IF_ERROR(stdout_file->Commit());
   return out;
 }
 

@@ -17,7 +17,8 @@ struct ProcessSpec {
   std::vector<std::string> argv;                  // argv[0] is looked up on PATH when it has no '/'
   std::map<std::string, std::string> env;         // set on top of kscope's own environment
   std::string log_path;                           // stdout and stderr, interleaved, appended here
-  std::string stdout_path;                        // if set: stdout goes here instead (stderr still to the log)
+  std::string stdout_path;                        // if set: stdout goes here instead (stderr still to the log),
+                                                  // whole, once the program succeeded; else it is left as it was
   double timeout_s = 0;                           // 0: no limit
   int stop_signal = 15;                           // sent to the process group to stop it (SIGTERM) ...
   double kill_grace_s = 10;                       // ... then SIGKILL if it still runs this much later

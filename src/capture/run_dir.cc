@@ -6,6 +6,9 @@
 #include <charconv>
 #include <fstream>
 #include <memory>
+#include <string_view>
+
+#include "util/atomic_file.h"
 
 namespace kscope::capture {
 
@@ -26,23 +29,14 @@ Result<RunDir> MakeRunDir(const std::string& runs_dir, int64_t run_id) {
 }
 
 Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest) {
-  const fs::path tmp = dir.root / "manifest.json.tmp";
-  {
-    std::ofstream out(tmp);
-    out << manifest.dump(2) << "\n";
-    if (!out) return Error{tmp.string(), "cannot write the run's manifest", "check free space"};
-  }
-  std::error_code ec;
-  fs::rename(tmp, dir.manifest(), ec);
-  if (ec) return Error{dir.manifest().string(), "cannot write the run's manifest: " + ec.message(), ""};
-  return Status::Ok();
+  return WriteFileAtomically(dir.manifest(), manifest.dump(2) + "\n");
 }
 
 Status CompressFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  const fs::path out_path = path.string() + ".zst";
-  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-  if (!in || !out) return Error{path.string(), "cannot compress: the file or its .zst cannot be opened", ""};
+  if (!in) return Error{path.string(), "cannot compress: the file cannot be read", ""};
+  Result<AtomicFile> out = AtomicFile::Create(path.string() + ".zst");
+  if (!out.ok()) return out.error();
   std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(ZSTD_createCCtx(), &ZSTD_freeCCtx);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 10);
   std::error_code size_ec;
@@ -60,12 +54,12 @@ Status CompressFile(const fs::path& path) {
       ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
       const size_t rem = ZSTD_compressStream2(cctx.get(), &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
       if (ZSTD_isError(rem)) return Error{path.string(), std::string("zstd: ") + ZSTD_getErrorName(rem), ""};
-      out.write(obuf.data(), static_cast<std::streamsize>(output.pos));
+      KSCOPE_RETURN_IF_ERROR(out->Write(std::string_view(obuf.data(), output.pos)));
       done = last ? rem == 0 : input.pos == input.size;
     }
   }
-  out.close();
-  if (!out) return Error{out_path.string(), "cannot write the compressed file", "check free space"};
+  if (in.bad()) return Error{path.string(), "cannot compress: reading the file failed", ""};
+  KSCOPE_RETURN_IF_ERROR(out->Commit());
   in.close();
   std::error_code ec;
   fs::remove(path, ec);

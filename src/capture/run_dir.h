@@ -24,7 +24,7 @@ struct RunDir {
 // (a run id reused by a new database) is an error, not overwritten.
 Result<RunDir> MakeRunDir(const std::string& runs_dir, int64_t run_id);
 
-// Writes manifest.json whole (to a temporary name, then renamed: never half-written).
+// Writes manifest.json whole (util/atomic_file.h: never half-written).
 Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest);
 
 // Run directories under `runs_dir` other than the newest `keep` (by run id): `policy`
@@ -32,7 +32,7 @@ Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest);
 // nothing. Returns one line per directory handled.
 Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int64_t keep, const std::string& policy);
 
-// zstd-compresses `path` to `path`.zst and removes `path`.
+// zstd-compresses `path` to `path`.zst (written whole) and removes `path`.
 Status CompressFile(const std::filesystem::path& path);
 
 }  // namespace kscope::capture

@@ -1,5 +1,6 @@
 // kscope: profile, import and analyse NVIDIA GPU workloads. This file only wires verbs.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include <string_view>
 
@@ -58,6 +59,9 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f) a write fails with EFBIG, an error kscope reports,
+  // instead of the signal ending kscope halfway.
+  (void)std::signal(SIGXFSZ, SIG_IGN);
   try {
     return Run(argc, argv);
   } catch (const std::exception& e) {

@@ -1,14 +1,11 @@
 // kscope report RUN: the run's report on the terminal, and report.json, report.md and
-// report.html in a folder (report/run_report.h).
-#include <fmt/format.h>
-
+// report.html in a folder (report/run_report.h, report/report_files.h).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "config/config.h"
-#include "report/html_report.h"
+#include "report/report_files.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
 
@@ -38,15 +35,6 @@ std::string OutDir(store::Store& store, const ReportArgs& a) {
   return "kscope-report-" + std::to_string(a.run);
 }
 
-Status WriteFile(const fs::path& path, const std::function<Status(std::ostream&)>& write) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{path.string(), "cannot write the file", "check the folder (--out DIR)"};
-  KSCOPE_RETURN_IF_ERROR(write(out));
-  out.close();
-  if (!out) return Error{path.string(), "cannot write the file", "check free disk space"};
-  return Status::Ok();
-}
-
 int Run(const ReportArgs& a, const GlobalOptions& global) {
   auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
@@ -58,22 +46,18 @@ int Run(const ReportArgs& a, const GlobalOptions& global) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Fail(Error{dir.string(), "cannot create the report folder: " + ec.message(), "choose --out DIR"});
-  auto st = WriteFile(dir / "report.json", [&](std::ostream& o) {
-    o << report->dump(1) << "\n";
-    return Status::Ok();
-  });
-  if (st.ok()) {
-    st = WriteFile(dir / "report.md", [&](std::ostream& o) {
-      report::WriteReportMarkdown(*report, o);
-      return Status::Ok();
-    });
-  }
-  if (st.ok())
-    st = WriteFile(dir / "report.html", [&](std::ostream& o) { return report::WriteHtmlReport(*report, o); });
-  if (!st.ok()) return Fail(st.error());
+  const std::vector<report::ReportFile> files = report::WriteReportFiles(*report, dir);
   if (!a.quiet) report::WriteReportSummary(*report, std::cout);
-  std::cout << fmt::format("\nwrote {0}/report.json, {0}/report.md, {0}/report.html\n", dir.string());
-  return 0;
+  std::string wrote;
+  for (const report::ReportFile& f : files) {
+    if (f.status.ok()) wrote += (wrote.empty() ? "" : ", ") + f.path.string();
+  }
+  if (!wrote.empty()) std::cout << "\nwrote " << wrote << "\n";
+  int exit_code = 0;
+  for (const report::ReportFile& f : files) {
+    if (!f.status.ok()) exit_code = Fail(f.status.error());
+  }
+  return exit_code;
 }
 
 }  // namespace

@@ -2,19 +2,14 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
+
+#include "embedded/html_assets.h"
 
 namespace kscope::report {
 
-namespace {
-constexpr std::pair<std::string_view, std::string_view> kAssets[] = {
-#include "report/html_assets.inc"
-};
-}  // namespace
-
 std::string_view HtmlAsset(std::string_view name) {
-  for (const auto& [asset, text] : kAssets) {
-    if (asset == name) return text;
+  for (const embedded::EmbeddedFile& asset : embedded::html_assets) {
+    if (asset.name == name) return asset.bytes();
   }
   (void)std::fprintf(stderr, "kscope: internal error: no HTML asset %.*s\n", static_cast<int>(name.size()),
                      name.data());

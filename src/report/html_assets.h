@@ -1,5 +1,5 @@
 // The page's own CSS and JavaScript (src/report/html/), built into kscope so that
-// report.html needs nothing at run time but Debian's Vega modules.
+// report.html needs nothing at run time.
 #pragma once
 
 #include <string_view>

@@ -39,7 +39,7 @@ void WriteHeader(const nlohmann::json& report, std::ostream& out) {
 }  // namespace
 
 Status WriteHtmlReport(const nlohmann::json& report, std::ostream& out) {
-  Result<std::string> vega = VegaRuntimeScript(VegaDir());
+  Result<std::string> vega = VegaRuntimeScript(VegaOverrideDir());
   if (!vega.ok()) return vega.error();
   const nlohmann::json clean = WithValidUtf8(report);
   WriteHeader(clean, out);

@@ -1,6 +1,7 @@
 // report.html: the embedded JSON and Vega modules, the page's sections against golden files for
 // the reports of the devset's Llama run (with ncu data: kscope report's own golden JSON) and
-// tiny_cuda run (nsys only), what an empty report and a missing Vega give.
+// tiny_cuda run (nsys only), what an empty report gives; the Vega built in is Debian's, and
+// $KSCOPE_VEGA_DIR replaces it.
 // tests/html/check_report.py looks at the pages in Chromium.
 #include "report/html_report.h"
 
@@ -153,7 +154,38 @@ TEST(HtmlReport, NullsAndWrongTypesReadAsAbsent) {
       << out.str();
 }
 
-TEST(HtmlReport, MissingVegaSaysWhichPackageToInstall) {
+TEST(HtmlReport, VegaBuiltIntoKscopeIsDebiansLibjsVega) {
+  ASSERT_EQ(report::VegaModules().size(), 19u);
+  for (std::string_view module : report::VegaModules()) {
+    const std::string package_file = std::string(KSCOPE_VEGA_SOURCE_DIR) + "/" + std::string(module) + ".min.js";
+    EXPECT_EQ(report::EmbeddedVegaModule(module), testing::ReadFile(package_file)) << module;
+  }
+  ScopedEnv env("KSCOPE_VEGA_DIR", "");  // empty: the modules built in
+  const Result<std::string> script = report::VegaRuntimeScript(report::VegaOverrideDir());
+  ASSERT_TRUE(script.ok()) << script.error().Line();
+  for (std::string_view module : report::VegaModules()) {
+    EXPECT_EQ(Count(*script, "kscopeVegaModule('" + std::string(module) + "', function (exports, module, require) {\n" +
+                                 std::string(report::EmbeddedVegaModule(module)) + "\n});\n"),
+              1u)
+        << module;
+  }
+}
+
+TEST(HtmlReport, KscopeVegaDirReplacesTheBuiltInModules) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kscope_other_vega";
+  std::filesystem::create_directories(dir);
+  for (std::string_view module : report::VegaModules()) {
+    std::ofstream(dir / (std::string(module) + ".min.js")) << "/* another " << module << " */";
+  }
+  ScopedEnv env("KSCOPE_VEGA_DIR", dir.string());
+  const Result<std::string> script = report::VegaRuntimeScript(report::VegaOverrideDir());
+  ASSERT_TRUE(script.ok()) << script.error().Line();
+  EXPECT_EQ(Count(*script, "/* another "), 19u);
+  EXPECT_EQ(Count(*script, std::string(report::EmbeddedVegaModule("vega-util"))), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HtmlReport, KscopeVegaDirWithoutTheModulesSaysHowToFixIt) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kscope_no_vega";
   std::filesystem::create_directories(dir);
   ScopedEnv env("KSCOPE_VEGA_DIR", dir.string());
@@ -161,9 +193,9 @@ TEST(HtmlReport, MissingVegaSaysWhichPackageToInstall) {
   const Status st = report::WriteHtmlReport(nlohmann::json::object(), out);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().Line(), "kscope: error: " + (dir / "vega-util.min.js").string() +
-                                   ": Vega's JavaScript module vega-util is missing or unreadable; install Debian's "
-                                   "libjs-vega (apt-get install libjs-vega), or set KSCOPE_VEGA_DIR to a folder with "
-                                   "Vega 5's vega-*.min.js modules");
+                                   ": Vega's JavaScript module vega-util is missing or unreadable; KSCOPE_VEGA_DIR "
+                                   "points at this folder: unset it to use the Vega built into kscope, or point it at "
+                                   "a folder with Vega 5's vega-*.min.js modules");
   EXPECT_EQ(out.str(), "");
 }
 

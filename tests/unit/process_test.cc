@@ -168,5 +168,18 @@ TEST_F(ProcessTest, StdoutToItsOwnFile) {
   EXPECT_EQ(testing::ReadFile((dir_ / "log").string()), "to stderr\n");
 }
 
+TEST_F(ProcessTest, StdoutOfAFailedProgramLeavesThePreviousFile) {
+  std::ofstream(dir_ / "out") << "previous";
+  auto spec = Spec({kFake, "exit", "3"});
+  spec.stdout_path = (dir_ / "out").string();
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->exit_code, 3);
+  EXPECT_EQ(testing::ReadFile(spec.stdout_path), "previous");
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) files += e.path().filename() != "log" ? 1 : 0;
+  EXPECT_EQ(files, 1u);  // no temporary file left
+}
+
 }  // namespace
 }  // namespace kscope::capture
