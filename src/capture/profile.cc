@@ -145,6 +145,13 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                               check.missing.size(), missing);
   }
 
+  // With a discovery run given, a selection mistake (a kernel or range that is not there) is
+  // found before a run is made for it.
+  if (req.discovery_run != 0) {
+    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu));
+    if (!sel.ok()) return sel.error();
+  }
+
   // The run, in the store and on disk, before anything long starts.
   Capture cap;
   store::Manifest manifest = req.manifest;

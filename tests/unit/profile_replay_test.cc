@@ -50,9 +50,10 @@ class ProfileReplay : public ::testing::Test {
     capture::ClearInterrupt();
     fs::remove_all(dir_);
   }
-  Result<capture::ProfileResult> Profile() {
+  Result<capture::ProfileResult> Profile(int64_t discovery = 0) {
     capture::ProfileSession session(*store_, runner_, {"nsys", "ncu"}, screen_, false);
     capture::ProfileRequest req;
+    req.discovery_run = discovery;
     req.workload = kWorkload;
     req.config = config_;
     req.manifest.label = "llama-quick";
@@ -329,6 +330,17 @@ TEST_F(ProfileReplay, MemoryBackupWarningSuggestsApplicationReplay) {
             "ncu run 1: ncu backed up device memory in system memory before each kernel replay (the workload holds "
             "more device memory than ncu can copy on the GPU), which makes kernel replay slow; "
             "ncu.replay=application reruns the workload instead of saving and restoring its memory");
+}
+
+// Against an earlier discovery, a kernel that is not there stops kscope before it makes a run.
+TEST_F(ProfileReplay, ASelectionMistakeMakesNoRun) {
+  ASSERT_TRUE(Profile().ok());
+  config_.selection.kernel = "splitk_TNT";
+  auto result = Profile(1);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().where, "selection.kernel");
+  EXPECT_EQ(Count("SELECT count(*) FROM run"), 1);
+  EXPECT_FALSE(fs::exists(dir_ / "runs" / "2"));
 }
 
 TEST_F(ProfileReplay, OlderRunDirectoriesAreCompressed) {
