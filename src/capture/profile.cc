@@ -156,7 +156,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   Capture cap;
   store::Manifest manifest = req.manifest;
   manifest.command = ShellQuote(req.workload);
-  manifest.nsys_version = versions->nsys.empty() ? std::nullopt : std::optional<std::string>(versions->nsys);
+  manifest.nsys_tool_version = versions->nsys.empty() ? std::nullopt : std::optional<std::string>(versions->nsys);
   manifest.ncu_version = versions->ncu;
   if (!cfg.model.name.empty() && !manifest.model) manifest.model = cfg.model.name;
   if (!cfg.model.dtype.empty() && !manifest.dtype) manifest.dtype = cfg.model.dtype;

@@ -89,7 +89,9 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   EXPECT_EQ(info->status, "complete");
   EXPECT_EQ(info->manifest.label, "llama-quick");
   EXPECT_EQ(info->manifest.gpu, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(info->manifest.nsys_version, "2025.3.1.0");
+  // One nsys, two versions: what `nsys --version` printed, and what its discovery export records.
+  EXPECT_EQ(info->manifest.nsys_tool_version, "2025.3.1.0");
+  EXPECT_EQ(info->manifest.nsys_export_version, "2025.3.2.0");
   EXPECT_EQ(info->manifest.ncu_version, "2025.3.1.0");
   EXPECT_EQ(info->manifest.command, "python3 llama_workload.py 4 2 128 16");
 
