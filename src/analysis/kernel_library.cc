@@ -35,6 +35,15 @@ bool IsAtenKernelName(std::string_view name) {
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
+// ATen's kernel templates for TensorIterator ops, which user code rarely names alike; with no
+// namespace at all they count as ATen's only when their arguments are ATen's.
+bool IsAtenTemplateName(std::string_view name) {
+  constexpr std::array<std::string_view, 5> kNames = {"vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
+                                                      "elementwise_kernel", "reduce_kernel",
+                                                      "index_elementwise_kernel"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
+
 // A kTidy name up to its parameter list: its template arguments say what it runs, while any
 // kernel may take ATen's tensor accessors as parameters.
 std::string_view TemplatePart(std::string_view tidy) {
@@ -70,6 +79,11 @@ bool IsAten(const KernelNameParts& parts) {
   if (std::find(kShortened.begin(), kShortened.end(), top) == kShortened.end()) return false;
   if (IsAtenKernelName(parts.name)) return true;
   const std::string_view head = TemplatePart(parts.tidy);
+  if (top.empty() && IsAtenTemplateName(parts.name)) {
+    // ncu with every namespace dropped: void vectorized_elementwise_kernel<8,
+    // bfloat16_copy_kernel_cuda(TensorIteratorBase &)::[lambda...], array<char *, 2>>.
+    return Contains(head, "TensorIteratorBase") || Contains(head, "array<char *") || Contains(head, "ReduceOp<");
+  }
   return !top.empty() && (Contains(head, "at::") || Contains(head, "c10::"));
 }
 

@@ -13,6 +13,7 @@
 
 #include "analysis/bottleneck.h"
 #include "analysis/ncu_launches.h"
+#include "import/import_files.h"
 #include "report/kernel_reports.h"
 #include "report/table.h"
 #include "zoo_support.h"
@@ -63,6 +64,15 @@ TEST(BottleneckZoo, PortableMetricListGivesClassesAndStalls) {
   const int64_t run = testing::ImportZoo(store, "encoder_bert", {"portable_raw.csv"});
   ASSERT_GE(run, 0);
   ExpectKernelsEqual(store, run, "encoder_bert_portable_kernels.txt");
+}
+
+// A user's own capture with the portable list and ncu's defaults (tests/data/zoo/README.md):
+// names with every namespace dropped, no nsys run beside it; still ATen's, classified, stalls.
+TEST(BottleneckZoo, AUsersOwnPortableCaptureAlone) {
+  auto store = NewStore();
+  auto out = import::ImportFiles(store, {testing::ZooFile("decoder_infer", "portable_first40_raw.csv")}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  ExpectKernelsEqual(store, out->front().run_id, "decoder_infer_portable_first40_kernels.txt");
 }
 
 TEST(Bottleneck, DeepCaptureGivesStallsPerIssue) {
