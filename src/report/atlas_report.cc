@@ -21,8 +21,8 @@ Cell SpreadCell(const Spread& s, int64_t launches) {
   return text;
 }
 
-std::string ClassMix(const std::map<std::string, int64_t>& classes) {
-  std::vector<std::pair<std::string, int64_t>> mix(classes.begin(), classes.end());
+std::string Mix(const std::map<std::string, int64_t>& counts) {
+  std::vector<std::pair<std::string, int64_t>> mix(counts.begin(), counts.end());
   std::stable_sort(mix.begin(), mix.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string out;
   for (const auto& [name, n] : mix) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, n);
@@ -83,15 +83,15 @@ Table AtlasPerformanceTable(const Atlas& atlas) {
                         atlas.grouping == Grouping::kKernel ? "kernel" : "family");
   t.columns = KeyColumns(atlas);
   for (const char* c : {"Models", "Runs", "Profiled Launches", "SM %", "DRAM %", "L1 Hit %", "L2 Hit %",
-                        "Achieved Occupancy %", "Classes"}) {
+                        "Achieved Occupancy %", "Theoretical Occupancy %", "Classes", "Top Stalls"}) {
     t.columns.emplace_back(c);
   }
   for (const auto& p : atlas.performance) {
     auto row = KeyCells(atlas, p.key, p.family, p.library);
-    row.insert(row.end(),
-               {p.models, p.runs, p.launches, SpreadCell(p.sm_pct, p.launches), SpreadCell(p.dram_pct, p.launches),
-                SpreadCell(p.l1_hit_pct, p.launches), SpreadCell(p.l2_hit_pct, p.launches),
-                SpreadCell(p.achieved_occupancy_pct, p.launches), ClassMix(p.classes)});
+    row.insert(row.end(), {p.models, p.runs, p.launches, SpreadCell(p.sm_pct, p.launches),
+                           SpreadCell(p.dram_pct, p.launches), SpreadCell(p.l1_hit_pct, p.launches),
+                           SpreadCell(p.l2_hit_pct, p.launches), SpreadCell(p.achieved_occupancy_pct, p.launches),
+                           SpreadCell(p.theoretical_occupancy_pct, p.launches), Mix(p.classes), Mix(p.top_stalls)});
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -128,7 +128,9 @@ nlohmann::json AtlasJson(const Atlas& atlas) {
              {"l1_hit_pct", SpreadJson(p.l1_hit_pct)},
              {"l2_hit_pct", SpreadJson(p.l2_hit_pct)},
              {"achieved_occupancy_pct", SpreadJson(p.achieved_occupancy_pct)},
-             {"classes", p.classes}};
+             {"theoretical_occupancy_pct", SpreadJson(p.theoretical_occupancy_pct)},
+             {"classes", p.classes},
+             {"top_stalls", p.top_stalls}};
     if (by_kernel) row["kernel"] = p.key;
     out["performance"].push_back(std::move(row));
   }

@@ -13,8 +13,8 @@ namespace kscope::report {
 Table AtlasPopularityTable(const analysis::atlas::Atlas& atlas);
 
 // Family (or kernel), library, models, runs, profiled launches, then per figure its median and
-// interquartile range ("45.2 [30.1-60.3]", "of N" added when fewer launches had it), and the
-// bottleneck-class mix.
+// interquartile range ("45.2 [30.1-60.3]", "of N" added when fewer launches had it), the
+// bottleneck-class mix and the mix of the launches' top stall reasons.
 Table AtlasPerformanceTable(const analysis::atlas::Atlas& atlas);
 
 // The whole atlas; docs/atlas.md describes its fields.

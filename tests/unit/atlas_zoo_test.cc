@@ -171,7 +171,7 @@ std::vector<double> MinMedianMax(std::vector<double> v) {
 }
 
 // The encoder's portable ncu page, in runs 1 and 2: per family, the launches, class mix and the
-// spread of SM %, DRAM %, L1 and L2 hit rates and occupancy equal those of `kscope kernels 1` for
+// spread of SM %, DRAM %, L1 and L2 hit rates and occupancy and the top stalls equal those of `kscope kernels 1` for
 // its kernels, each launch counted once per run.
 TEST(AtlasZoo, PerformanceEqualsKscopeKernels) {
   const Atlas atlas = Build({}, Grouping::kFamily);
@@ -184,7 +184,7 @@ TEST(AtlasZoo, PerformanceEqualsKscopeKernels) {
   const std::vector<std::string> figures{"SM (%)", "DRAM (%)", "L1 Hit (%)", "L2 Hit (%)", "Achieved Occupancy (%)"};
   struct Family {
     int64_t launches = 0;
-    std::map<std::string, int64_t> classes;
+    std::map<std::string, int64_t> classes, stalls;
     std::vector<std::vector<double>> values = std::vector<std::vector<double>>(5);
   };
   std::map<std::string, Family> expected;
@@ -194,6 +194,7 @@ TEST(AtlasZoo, PerformanceEqualsKscopeKernels) {
     auto& f = expected[report::CellText(row[col("Family")])];
     f.launches += 2;
     f.classes[report::CellText(row[col("Class")])] += 2;
+    if (const auto stall = report::CellText(row[col("Top Stall")]); !stall.empty()) f.stalls[stall] += 2;
     for (size_t i = 0; i < figures.size(); ++i) {
       const auto& cell = row[col(figures[i])];
       if (!std::holds_alternative<report::Decimal>(cell)) continue;
@@ -211,6 +212,7 @@ TEST(AtlasZoo, PerformanceEqualsKscopeKernels) {
     EXPECT_EQ(p.runs, 2);
     EXPECT_EQ(p.models, 1);
     EXPECT_EQ(p.classes, f.classes);
+    EXPECT_EQ(p.top_stalls, f.stalls);
     const std::vector<const analysis::atlas::Spread*> spreads{&p.sm_pct, &p.dram_pct, &p.l1_hit_pct, &p.l2_hit_pct,
                                                               &p.achieved_occupancy_pct};
     for (size_t i = 0; i < figures.size(); ++i) {

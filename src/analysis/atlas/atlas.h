@@ -53,8 +53,9 @@ struct PerformanceRow {
   std::string key;  // the family, or the kernel's name as ncu gives it
   std::string family, library;
   int64_t models = 0, runs = 0, launches = 0;  // profiled launches
-  Spread sm_pct, dram_pct, l1_hit_pct, l2_hit_pct, achieved_occupancy_pct;
-  std::map<std::string, int64_t> classes;  // bottleneck class name -> launches
+  Spread sm_pct, dram_pct, l1_hit_pct, l2_hit_pct, achieved_occupancy_pct, theoretical_occupancy_pct;
+  std::map<std::string, int64_t> classes;     // bottleneck class name -> launches
+  std::map<std::string, int64_t> top_stalls;  // a launch's largest stall reason -> launches
 };
 
 struct Atlas {

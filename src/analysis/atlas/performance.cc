@@ -16,7 +16,7 @@ struct Samples {
   PerformanceRow row;
   std::set<int64_t> runs;
   std::set<std::string> models;
-  std::vector<double> sm, dram, l1_hit, l2_hit, occupancy;
+  std::vector<double> sm, dram, l1_hit, l2_hit, occupancy, theoretical;
 };
 
 void Add(std::vector<double>& to, const std::optional<double>& v) {
@@ -73,6 +73,8 @@ Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds,
       Add(s.l1_hit, e.l1_hit_pct);
       Add(s.l2_hit, e.l2_hit_pct);
       Add(s.occupancy, e.achieved_occupancy_pct);
+      Add(s.theoretical, e.theoretical_occupancy_pct);
+      if (!e.top_stalls.empty()) ++s.row.top_stalls[e.top_stalls.front().reason];
     }
   }
   for (auto& [key, s] : samples) {
@@ -83,6 +85,7 @@ Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds,
     s.row.l1_hit_pct = SpreadOf(std::move(s.l1_hit));
     s.row.l2_hit_pct = SpreadOf(std::move(s.l2_hit));
     s.row.achieved_occupancy_pct = SpreadOf(std::move(s.occupancy));
+    s.row.theoretical_occupancy_pct = SpreadOf(std::move(s.theoretical));
     atlas.performance.push_back(std::move(s.row));
   }
   std::stable_sort(atlas.performance.begin(), atlas.performance.end(),
