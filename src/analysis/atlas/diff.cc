@@ -50,8 +50,8 @@ Result<RunKernels> Load(store::Store& store, int64_t run) {
 
 std::vector<DiffRow> Compare(const std::map<std::string, Sum>& a, const std::map<std::string, Sum>& b) {
   std::vector<DiffRow> rows;
-  auto add = [&](const std::string& key, const Sum* x, const Sum* y) {
-    const Sum& any = x != nullptr ? *x : *y;
+  // x: the row in A, y: in B (either may be absent); any: whichever is present.
+  auto add = [&](const std::string& key, const Sum* x, const Sum* y, const Sum& any) {
     DiffRow r{key,
               any.family,
               any.library,
@@ -66,10 +66,10 @@ std::vector<DiffRow> Compare(const std::map<std::string, Sum>& a, const std::map
   };
   for (const auto& [key, x] : a) {
     auto it = b.find(key);
-    add(key, &x, it != b.end() ? &it->second : nullptr);
+    add(key, &x, it != b.end() ? &it->second : nullptr, x);
   }
   for (const auto& [key, y] : b) {
-    if (!a.contains(key)) add(key, nullptr, &y);
+    if (!a.contains(key)) add(key, nullptr, &y, y);
   }
   std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
     return std::llabs(x.ns_b - x.ns_a) > std::llabs(y.ns_b - y.ns_a);
