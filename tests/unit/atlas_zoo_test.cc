@@ -139,6 +139,22 @@ TEST(AtlasZoo, FamilyPopularityEqualsTheExports) { ExpectPopularityFromExports(G
 
 TEST(AtlasZoo, KernelPopularityEqualsTheExports) { ExpectPopularityFromExports(Grouping::kKernel); }
 
+// By kernel, every profiled kernel of the encoder is keyed by nsys's spelling of its name, as in
+// the popularity view, and the per-kernel rows add up to the per-family ones.
+TEST(AtlasZoo, ProfiledKernelsCarryNsysNames) {
+  const Atlas kernels = Build({}, Grouping::kKernel);
+  const Atlas families = Build({}, Grouping::kFamily);
+  std::set<std::string> nsys;
+  for (const auto& row : kernels.popularity) nsys.insert(row.key);
+  std::map<std::string, int64_t> launches;
+  for (const auto& row : kernels.performance) {
+    EXPECT_TRUE(nsys.contains(row.key)) << row.key;
+    launches[row.family] += row.launches;
+  }
+  ASSERT_EQ(launches.size(), families.performance.size());
+  for (const auto& row : families.performance) EXPECT_EQ(launches[row.key], row.launches) << row.key;
+}
+
 TEST(AtlasZoo, SelectionByRunLabelAndMissingRun) {
   analysis::atlas::RunFilter by_label;
   by_label.label = "encoder_bert";

@@ -16,8 +16,9 @@ Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping 
   std::set<std::string> models;
   for (const auto& r : atlas.runs) models.insert(r.model);
   atlas.models.assign(models.begin(), models.end());
-  KSCOPE_RETURN_IF_ERROR(AddPopularity(store, atlas));
-  KSCOPE_RETURN_IF_ERROR(AddPerformance(store, thresholds, atlas));
+  auto nsys_names = AddPopularity(store, atlas);
+  if (!nsys_names.ok()) return nsys_names.error();
+  KSCOPE_RETURN_IF_ERROR(AddPerformance(store, thresholds, *nsys_names, atlas));
   return atlas;
 }
 

@@ -50,7 +50,7 @@ struct Spread {
 // One family (or kernel) across the selected runs' ncu results. The figures are those of
 // `kscope kernels` (analysis::Diagnose's evidence), per profiled launch.
 struct PerformanceRow {
-  std::string key;  // the family, or the kernel's name as ncu gives it
+  std::string key;  // the family, or the kernel's name as nsys gives it (else as ncu does)
   std::string family, library;
   int64_t models = 0, runs = 0, launches = 0;  // profiled launches
   Spread sm_pct, dram_pct, l1_hit_pct, l2_hit_pct, achieved_occupancy_pct, theoretical_occupancy_pct;

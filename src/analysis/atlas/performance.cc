@@ -44,7 +44,8 @@ Spread SpreadOf(std::vector<double> values) {
   return s;
 }
 
-Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds, Atlas& atlas) {
+Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds, const NsysNames& nsys_names,
+                      Atlas& atlas) {
   std::unordered_map<std::string, KernelIdentity> names;
   std::map<std::string, Samples> samples;
   for (auto& run : atlas.runs) {
@@ -55,7 +56,11 @@ Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds,
       auto it = names.find(l.key.name);
       if (it == names.end()) it = names.emplace(l.key.name, IdentifyKernel(l.key.name)).first;
       const auto& id = it->second;
-      const std::string& key = atlas.grouping == Grouping::kFamily ? id.family : l.key.name;
+      std::string key = id.family;
+      if (atlas.grouping == Grouping::kKernel) {
+        auto nsys = nsys_names.find(KernelMatchKey(l.key.name));
+        key = nsys != nsys_names.end() ? nsys->second : l.key.name;
+      }
       auto& s = samples[key];
       if (s.runs.empty()) {
         s.row.key = key;

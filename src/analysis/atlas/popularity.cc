@@ -19,11 +19,12 @@ struct Tally {
 
 }  // namespace
 
-Status AddPopularity(store::Store& store, Atlas& atlas) {
+Result<NsysNames> AddPopularity(store::Store& store, Atlas& atlas) {
   auto q = store.db().Prepare(
       "SELECT s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1");
   if (!q.ok()) return q.error();
   std::unordered_map<std::string, KernelIdentity> names;  // a name's identity, computed once
+  NsysNames nsys_names;
   std::map<std::string, Tally> tallies;
   std::map<std::string, int64_t> model_ns;
   for (auto& run : atlas.runs) {
@@ -33,7 +34,10 @@ Status AddPopularity(store::Store& store, Atlas& atlas) {
       const std::string name = q->Text(0);
       const int64_t n = q->Int(1), ns = q->Int(2);
       auto it = names.find(name);
-      if (it == names.end()) it = names.emplace(name, IdentifyKernel(name)).first;
+      if (it == names.end()) {
+        it = names.emplace(name, IdentifyKernel(name)).first;
+        nsys_names.emplace(KernelMatchKey(name), name);
+      }
       const auto& id = it->second;
       const std::string& key = atlas.grouping == Grouping::kFamily ? id.family : name;
       auto& t = tallies[key];
@@ -59,7 +63,7 @@ Status AddPopularity(store::Store& store, Atlas& atlas) {
   }
   std::stable_sort(atlas.popularity.begin(), atlas.popularity.end(),
                    [](const PopularityRow& a, const PopularityRow& b) { return a.gpu_time_ns > b.gpu_time_ns; });
-  return Status::Ok();
+  return nsys_names;
 }
 
 }  // namespace kscope::analysis::atlas
