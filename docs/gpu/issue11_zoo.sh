@@ -9,7 +9,7 @@
 #      list, ncu itself with only the portable list (a user's own capture) imported by kscope,
 #      nvidia-smi's nine-field line, and mistakes (an unknown set, section and metric).
 #   B, C: the other zoo models (each call fits the device's 10-minute limit).
-# Usage: docs/gpu/issue11_zoo.sh A|B|C   (results under $OUT, packed into at most 8 files)
+# Usage: docs/gpu/issue11_zoo.sh A|B|C [MODEL...]   (results under $OUT, packed into at most 8 files)
 set -u
 part=$1
 mkdir -p /tmp/dw && for f in .carry/debs/*.deb; do dpkg -x "$f" /tmp/dw; done
@@ -66,7 +66,10 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM run WHERE label 
 elif [ "$part" = B ]; then
   bash zoo/run_zoo.sh $K $Z encoder_bert vit_infer moe_decoder decoder_train 2>&1 | tee $W/zoo_b.txt
 else
-  bash zoo/run_zoo.sh $K $Z resnet_train gpt2_compile_train gpt2_infer 2>&1 | tee $W/zoo_c.txt
+  shift
+  models=("$@")
+  [ ${#models[@]} -eq 0 ] && models=(resnet_train gpt2_compile_train gpt2_infer)
+  bash zoo/run_zoo.sh $K $Z "${models[@]}" 2>&1 | tee $W/zoo_c.txt
 fi
 # Pack: the zoo's small files and store, and this call's logs.
 (cd $Z && tar cf - --exclude='*.ncu-rep*' --exclude='runs' .) | xz -T0 -6 >$OUT/zoo_$part.tar.xz

@@ -13,7 +13,7 @@
 # the profile step alone, and kscope's own links are recorded without it).
 set -u
 OUT=${OUT:?set OUT to the results folder}
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 REPO=$PWD
 T=$(mktemp -d /tmp/kscope-release.XXXXXX)
 log() { echo "== $*" | tee -a "$OUT/steps.txt"; }
@@ -78,5 +78,5 @@ else
   log "no Chromium here: the page was checked as text only"
 fi
 cp "$T/runs/1/manifest.json" "$OUT/" 2>/dev/null
-tar -C "$T" -cJf "$OUT/runs.tar.xz" runs kscope.db 2>/dev/null
+tar -C "$T" -cJf "$OUT/run.tar.xz" kscope.db runs/1/manifest.json runs/1/logs 2>/dev/null  # not the reports
 ls -la "$OUT"

@@ -14,8 +14,9 @@
 
 namespace kscope::analysis {
 
-// kMemory: DRAM is the busiest memory unit; kOnChip: L1 or L2 is; kCache: DRAM-bound while
-// most L2 lookups miss; kMixed: SM and memory both near their peaks.
+// kMemory: memory-bound with DRAM near its peak; kOnChip: memory-bound with DRAM not (L1,
+// shared memory or L2 is the limit); kCache: DRAM-bound while most L2 lookups miss; kMixed:
+// SM and memory both near their peaks.
 enum class Bottleneck { kCompute, kMemory, kOnChip, kCache, kMixed, kLatency, kLaunch, kUnknown };
 std::string_view BottleneckName(Bottleneck b);  // "compute", "memory (DRAM)", "cache inefficiency", ...
 

@@ -66,8 +66,6 @@ std::optional<KernelFamily> XmmaConvFamily(std::string_view name) {
       warps = shape;
     } else if (t.starts_with("tensor") && t.size() > 6) {
       mma = t.substr(6);
-    } else if (t == "hmma") {
-      Append(options, t);
     } else if (t.starts_with("align") && t.size() > 5) {
       Append(align, t.substr(5));
     } else if (t.starts_with("k") && t.find('c') != std::string_view::npos && t.find('r') != std::string_view::npos &&

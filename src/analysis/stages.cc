@@ -16,6 +16,12 @@
 
 namespace kscope::analysis {
 
+bool IsLibraryDomain(std::string_view domain) {
+  // CUDA's C++ core libraries (CUB, Thrust: cub::DeviceScan::InclusiveScan ...) and NCCL mark
+  // each call with a range of their own domain.
+  return domain == "CCCL" || domain == "NCCL";
+}
+
 namespace {
 
 using store::kNull;
@@ -105,6 +111,7 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
         s.style = style;
         stage_ops.push_back(domain.empty() ? ParseTorchOpRange(text) : std::nullopt);
         s.torch_op = stage_ops.back().has_value();
+        s.library = IsLibraryDomain(domain);
         stages.push_back(std::move(s));
       }
       known->second = it->second;

@@ -51,9 +51,13 @@ struct BackwardOfOp {
   int64_t ops = 0, kernel_ns = 0;
 };
 
+// NVTX domains that libraries emit their own ranges in (one per library call).
+bool IsLibraryDomain(std::string_view domain);
+
 struct Stage {
   int id = 0;
   bool torch_op = false;  // one of PyTorch's operator ranges, not a stage of the user's
+  bool library = false;   // a range a library emits in its own domain (CCCL, NCCL): not a stage either
   std::string name;       // as nsys prints it: 'domain:text' (':decode' in the default domain)
   std::string text;       // the range's own text ('decode')
   std::string domain;     // its NVTX domain ('' for the default one)

@@ -145,11 +145,18 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                               check.missing.size(), missing);
   }
 
+  // With a discovery run given, a selection mistake (a kernel or range that is not there) is
+  // found before a run is made for it.
+  if (req.discovery_run != 0) {
+    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu));
+    if (!sel.ok()) return sel.error();
+  }
+
   // The run, in the store and on disk, before anything long starts.
   Capture cap;
   store::Manifest manifest = req.manifest;
   manifest.command = ShellQuote(req.workload);
-  manifest.nsys_version = versions->nsys.empty() ? std::nullopt : std::optional<std::string>(versions->nsys);
+  manifest.nsys_tool_version = versions->nsys.empty() ? std::nullopt : std::optional<std::string>(versions->nsys);
   manifest.ncu_version = versions->ncu;
   if (!cfg.model.name.empty() && !manifest.model) manifest.model = cfg.model.name;
   if (!cfg.model.dtype.empty() && !manifest.dtype) manifest.dtype = cfg.model.dtype;

@@ -123,9 +123,13 @@ Result<std::vector<SelectedKernel>> MatchKernels(const std::string& spec, std::v
   std::vector<std::string> names;
   for (const auto& k : all) {
     static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]{3,}");
+    static const std::set<std::string> kCxxWords = {"void",     "float", "double",   "char",      "long",     "bool",
+                                                    "unsigned", "const", "operator", "instance",  "lambda",   "native",
+                                                    "struct",   "class", "typename", "anonymous", "namespace"};
     for (auto it = std::sregex_iterator(k.name.begin(), k.name.end(), kIdentifier); it != std::sregex_iterator();
          ++it) {
-      if (std::find(names.begin(), names.end(), it->str()) == names.end()) names.push_back(it->str());
+      const std::string id = it->str();
+      if (!kCxxWords.contains(id) && std::find(names.begin(), names.end(), id) == names.end()) names.push_back(id);
     }
   }
   std::string near;

@@ -24,8 +24,9 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
     }
     report::Table t;
     t.title = "runs";
-    t.columns = {"Run",    "Imported", "Label", "Model",   "Dtype",     "Batch",   "Tokens", "GPU",
-                 "Driver", "CUDA",     "nsys",  "Kernels", "API calls", "Command", "Tags"};
+    // nsys: the version its export records, and what its --version printed (kscope profile).
+    t.columns = {"Run",    "Imported", "Label",       "Model",     "Dtype",   "Batch",     "Tokens",  "GPU",
+                 "Driver", "CUDA",     "nsys export", "nsys tool", "Kernels", "API calls", "Command", "Tags"};
     auto text = [](const std::optional<std::string>& s) { return s ? report::Cell{*s} : report::Cell{}; };
     auto number = [](const std::optional<int64_t>& v) { return v ? report::Cell{*v} : report::Cell{}; };
     for (const auto& r : *runs) {
@@ -36,8 +37,8 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
       }
       t.rows.push_back({r.id, r.imported_at, text(r.manifest.label), text(r.manifest.model), text(r.manifest.dtype),
                         number(r.manifest.batch), number(r.manifest.tokens), text(r.manifest.gpu),
-                        text(r.manifest.driver), text(r.manifest.cuda_version), text(r.manifest.nsys_version),
-                        r.kernels, r.api_calls, text(r.manifest.command), tags});
+                        text(r.manifest.driver), text(r.manifest.cuda_version), text(r.manifest.nsys_export_version),
+                        text(r.manifest.nsys_tool_version), r.kernels, r.api_calls, text(r.manifest.command), tags});
     }
     report::Write(t,
                   *format == "csv"    ? report::Format::kCsv

@@ -48,20 +48,22 @@ void WriteRunSection(const nlohmann::json& report, std::ostream& out) {
     }
   }
   std::vector<std::pair<std::string, std::string>> facts;
-  for (const auto& [heading, key] : std::vector<std::pair<std::string, std::string>>{{"Run", "id"},
-                                                                                     {"Label", "label"},
-                                                                                     {"Model", "model"},
-                                                                                     {"Data type", "dtype"},
-                                                                                     {"Batch", "batch"},
-                                                                                     {"Tokens", "tokens"},
-                                                                                     {"GPU", "gpu"},
-                                                                                     {"Driver", "driver"},
-                                                                                     {"CUDA", "cuda_version"},
-                                                                                     {"nsys", "nsys_version"},
-                                                                                     {"ncu", "ncu_version"},
-                                                                                     {"Command", "command"},
-                                                                                     {"Status", "status"},
-                                                                                     {"Imported", "imported_at"}}) {
+  for (const auto& [heading, key] :
+       std::vector<std::pair<std::string, std::string>>{{"Run", "id"},
+                                                        {"Label", "label"},
+                                                        {"Model", "model"},
+                                                        {"Data type", "dtype"},
+                                                        {"Batch", "batch"},
+                                                        {"Tokens", "tokens"},
+                                                        {"GPU", "gpu"},
+                                                        {"Driver", "driver"},
+                                                        {"CUDA", "cuda_version"},
+                                                        {"nsys (export)", "nsys_export_version"},
+                                                        {"nsys (--version)", "nsys_tool_version"},
+                                                        {"ncu", "ncu_version"},
+                                                        {"Command", "command"},
+                                                        {"Status", "status"},
+                                                        {"Imported", "imported_at"}}) {
     if (std::string value = TextField(run, key); !value.empty()) facts.emplace_back(heading, std::move(value));
   }
   if (!tags.empty()) facts.emplace_back("Tags", tags);

@@ -15,7 +15,8 @@
 
 namespace kscope::report {
 
-inline constexpr int kReportVersion = 1;
+// 2: run.nsys_version became run.nsys_export_version and run.nsys_tool_version.
+inline constexpr int kReportVersion = 2;
 
 Result<nlohmann::json> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config);
 

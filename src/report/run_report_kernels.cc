@@ -78,6 +78,12 @@ std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLau
       const auto d = analysis::Diagnose(launches[static_cast<size_t>(g.launch_ids.front())], t);
       v.bottleneck = std::string(analysis::BottleneckName(d.bottleneck));
       v.top_stall = d.evidence.top_stalls.empty() ? "" : d.evidence.top_stalls.front().reason;
+      v.why = d.why;
+      v.rests_on = d.basis;
+      v.stalls_total = d.evidence.stall_total;
+      v.stall_unit = !d.evidence.stall_total                                   ? ""
+                     : d.evidence.stall_form == analysis::StallForm::kPerIssue ? "cycles/issue"
+                                                                               : "% of active warps";
     }
   }
   for (auto& [key, v] : out) {
@@ -135,7 +141,11 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
          {"l1_hit_pct", v == verdicts.end() ? json() : Opt(v->second.l1_hit_pct)},
          {"l2_hit_pct", v == verdicts.end() ? json() : Opt(v->second.l2_hit_pct)},
          {"achieved_occupancy_pct", v == verdicts.end() ? json() : Opt(v->second.achieved_occupancy_pct)},
-         {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)}});
+         {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)},
+         {"stalls_total", v == verdicts.end() ? json() : Opt(v->second.stalls_total)},
+         {"stall_unit", v == verdicts.end() || v->second.stall_unit.empty() ? json() : json(v->second.stall_unit)},
+         {"why", v == verdicts.end() ? json() : json(v->second.why)},
+         {"rests_on", v == verdicts.end() ? json() : json(v->second.rests_on)}});
   }
   out["top_kernels"] = top;
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(mix.begin(), mix.end());

@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "analysis/bottleneck.h"
 #include "analysis/ncu_launches.h"
@@ -23,6 +24,10 @@ struct KernelVerdict {
   std::string bottleneck;
   std::optional<double> achieved_occupancy_pct, sm_pct, dram_pct, l1_hit_pct, l2_hit_pct;
   std::string top_stall;
+  std::string why;                     // the class's evidence in one sentence
+  std::vector<std::string> rests_on;   // the metrics the class rests on
+  std::optional<double> stalls_total;  // every measured stall reason together ...
+  std::string stall_unit;              // ... in "cycles/issue" or "% of active warps"
   double profiled_ns = 0;
   int64_t profiled_launches = 0;
 };

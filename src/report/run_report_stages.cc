@@ -2,6 +2,7 @@
 // MFU/MBU and timeline diagnosis.
 #include <fmt/format.h>
 
+#include <set>
 #include <unordered_map>
 
 #include "analysis/kernel_names.h"
@@ -125,9 +126,14 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
 
   json list = json::array();
   int64_t torch_ops = 0;
+  std::set<std::string> library_ranges;
   for (const auto& s : *stages) {
     if (s.torch_op) {  // PyTorch's per-operator ranges: used above, not listed as stages
       ++torch_ops;
+      continue;
+    }
+    if (s.library) {  // one range per library call (CUB's scans, NCCL's collectives)
+      library_ranges.insert(s.name);
       continue;
     }
     const auto steady = analysis::SteadyState(s, config.stages.warmup);
@@ -184,6 +190,15 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
         "{} of PyTorch's operator ranges (nsys --pytorch=autograd-nvtx) tie each backward kernel to the forward op "
         "and stage that made it (backward_of_forward); they are not listed as stages",
         torch_ops));
+  }
+  if (!library_ranges.empty()) {
+    std::string which;
+    for (const auto& n : library_ranges) which += (which.empty() ? "" : ", ") + n;
+    const bool one = library_ranges.size() == 1;
+    out["notes"].push_back(
+        fmt::format("{} NVTX range{} that a library opens around each of its calls {} not listed as "
+                    "{}: {}",
+                    library_ranges.size(), one ? "" : "s", one ? "is" : "are", one ? "a stage" : "stages", which));
   }
   return Status::Ok();
 }

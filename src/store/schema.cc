@@ -23,7 +23,10 @@ CREATE TABLE run (
   gpu          TEXT,                 -- GPU name, from the export's TARGET_INFO_GPU
   driver       TEXT,                 -- NVIDIA driver version, from TARGET_INFO_SYSTEM_ENV
   cuda_version TEXT,                 -- CUDA driver API version (e.g. '13.0')
-  nsys_version TEXT,                 -- Nsight Systems version that wrote the export
+  nsys_export_version TEXT,          -- the Nsight Systems version the export says wrote it (its
+                                     -- EXPORT_PRODUCT_VERSION), e.g. '2025.3.2.0'
+  nsys_tool_version TEXT,            -- kscope profile: what `nsys --version` printed for the nsys it
+                                     -- ran, e.g. '2025.3.1.0'; the two can differ for one nsys
   ncu_version  TEXT,                 -- Nsight Compute version (ncu imports)
   command      TEXT,                 -- the profiled command line, arguments joined by spaces
   tags         TEXT NOT NULL DEFAULT '{}',  -- JSON object of free-form key/value tags

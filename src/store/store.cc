@@ -82,8 +82,9 @@ Status Store::CheckSchema() {
 
 Result<int64_t> Store::CreateRun(const Manifest& m) {
   auto st = db_.Prepare(
-      "INSERT INTO run(imported_at, label, model, dtype, batch, tokens, gpu, driver, cuda_version, nsys_version, "
-      "ncu_version, command, tags) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
+      "INSERT INTO run(imported_at, label, model, dtype, batch, tokens, gpu, driver, cuda_version, "
+      "nsys_export_version, ncu_version, command, tags, nsys_tool_version) "
+      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
   if (!st.ok()) return st.error();
   nlohmann::json tags = m.tags;
   st->Bind(1, UtcNow())
@@ -95,10 +96,11 @@ Result<int64_t> Store::CreateRun(const Manifest& m) {
       .Bind(7, m.gpu)
       .Bind(8, m.driver)
       .Bind(9, m.cuda_version)
-      .Bind(10, m.nsys_version)
+      .Bind(10, m.nsys_export_version)
       .Bind(11, m.ncu_version)
       .Bind(12, m.command)
-      .Bind(13, tags.dump());
+      .Bind(13, tags.dump())
+      .Bind(14, m.nsys_tool_version);
   KSCOPE_RETURN_IF_ERROR(st->Run());
   return db_.LastInsertRowId();
 }
@@ -106,16 +108,18 @@ Result<int64_t> Store::CreateRun(const Manifest& m) {
 Status Store::CompleteManifest(int64_t run_id, const Manifest& learned) {
   auto st = db_.Prepare(
       "UPDATE run SET gpu = coalesce(gpu, ?2), driver = coalesce(driver, ?3), "
-      "cuda_version = coalesce(cuda_version, ?4), nsys_version = coalesce(nsys_version, ?5), "
-      "ncu_version = coalesce(ncu_version, ?6), command = coalesce(command, ?7) WHERE id = ?1");
+      "cuda_version = coalesce(cuda_version, ?4), nsys_export_version = coalesce(nsys_export_version, ?5), "
+      "ncu_version = coalesce(ncu_version, ?6), command = coalesce(command, ?7), "
+      "nsys_tool_version = coalesce(nsys_tool_version, ?8) WHERE id = ?1");
   if (!st.ok()) return st.error();
   st->Bind(1, run_id)
       .Bind(2, learned.gpu)
       .Bind(3, learned.driver)
       .Bind(4, learned.cuda_version)
-      .Bind(5, learned.nsys_version)
+      .Bind(5, learned.nsys_export_version)
       .Bind(6, learned.ncu_version)
-      .Bind(7, learned.command);
+      .Bind(7, learned.command)
+      .Bind(8, learned.nsys_tool_version);
   return st->Run();
 }
 
@@ -214,7 +218,7 @@ RunInfo ReadRun(const sql::Stmt& q) {
   r.manifest.gpu = q.OptText(7);
   r.manifest.driver = q.OptText(8);
   r.manifest.cuda_version = q.OptText(9);
-  r.manifest.nsys_version = q.OptText(10);
+  r.manifest.nsys_export_version = q.OptText(10);
   r.manifest.ncu_version = q.OptText(11);
   r.manifest.command = q.OptText(12);
   const auto tags = nlohmann::json::parse(q.Text(13), nullptr, false);
@@ -224,13 +228,15 @@ RunInfo ReadRun(const sql::Stmt& q) {
   r.kernels = q.Int(14);
   r.api_calls = q.Int(15);
   r.status = q.Text(16);
+  r.manifest.nsys_tool_version = q.OptText(17);
   return r;
 }
 constexpr const char* kRunSelect =
     "SELECT r.id, r.imported_at, r.label, r.model, r.dtype, r.batch, r.tokens, r.gpu, r.driver, r.cuda_version, "
-    "r.nsys_version, r.ncu_version, r.command, r.tags, "
+    "r.nsys_export_version, r.ncu_version, r.command, r.tags, "
     "coalesce((SELECT rows FROM event_stream WHERE run_id = r.id AND stream = 'kernel'), 0), "
-    "coalesce((SELECT rows FROM event_stream WHERE run_id = r.id AND stream = 'api_call'), 0), r.status FROM run r ";
+    "coalesce((SELECT rows FROM event_stream WHERE run_id = r.id AND stream = 'api_call'), 0), r.status, "
+    "r.nsys_tool_version FROM run r ";
 }  // namespace
 
 Result<std::vector<RunInfo>> Store::ListRuns() {

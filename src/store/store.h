@@ -16,7 +16,11 @@ namespace kscope::store {
 
 // What shaped a run's numbers. Fields the import cannot know come from the command line.
 struct Manifest {
-  std::optional<std::string> label, model, dtype, gpu, driver, cuda_version, nsys_version, ncu_version, command;
+  std::optional<std::string> label, model, dtype, gpu, driver, cuda_version, ncu_version, command;
+  // Two nsys versions that can differ for one nsys (2025.3.2.0 in its exports, 2025.3.1.0 from
+  // its --version): the one the imported export records, and the one `nsys --version` printed
+  // when kscope profile ran it (none for an imported export).
+  std::optional<std::string> nsys_export_version, nsys_tool_version;
   std::optional<int64_t> batch, tokens;
   std::map<std::string, std::string> tags;
 };

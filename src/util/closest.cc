@@ -1,7 +1,9 @@
 #include "util/closest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
+#include <string>
 
 namespace kscope {
 
@@ -20,11 +22,23 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+namespace {
+
+std::string Lower(std::string_view v) {
+  std::string out(v);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> Closest(std::string_view word, const std::vector<std::string>& candidates, size_t n) {
   std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
   scored.reserve(candidates.size());
+  const std::string lower_word = Lower(word);
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const bool contains = !word.empty() && candidates[i].find(word) != std::string::npos;
+    const bool contains = !word.empty() && Lower(candidates[i]).find(lower_word) != std::string::npos;
     scored.emplace_back(contains ? 0 : EditDistance(word, candidates[i]), i);
   }
   std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });

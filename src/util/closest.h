@@ -11,7 +11,7 @@ namespace kscope {
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // Up to `n` candidates ordered by edit distance to `word` (ties: candidate order); a
-// candidate containing `word` counts as nearest.
+// candidate containing `word` (in any letter case) counts as nearest.
 std::vector<std::string> Closest(std::string_view word, const std::vector<std::string>& candidates, size_t n);
 
 }  // namespace kscope

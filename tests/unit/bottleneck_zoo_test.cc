@@ -109,8 +109,8 @@ TEST(Bottleneck, ThresholdsComeFromTheConfiguration) {
   t.launch_us = 2;
   EXPECT_EQ(ClassOf(*launches, "FillFunctor", t), "latency/occupancy");
 
-  // The devset's deep capture: the nvjet GEMM over (8, 11, 1) blocks (SM 9.1%; DRAM 17.1%,
-  // L1 19.5%, L2 20.8% of peak) is memory-bound in L1/L2 once 15% counts as busy.
+  // The devset's deep capture: the nvjet GEMM over (8, 11, 1) blocks (SM 9.1%, DRAM 17.1% of
+  // peak, L2 hit rate 11.6%) is a cache inefficiency once 15% counts as busy.
   auto deep = NewStore();
   ASSERT_TRUE(import::ImportFiles(deep, {kData + "nsys/llama.sqlite"}, {}).ok());
   import::ImportOptions opts;
@@ -121,7 +121,19 @@ TEST(Bottleneck, ThresholdsComeFromTheConfiguration) {
   t = defaults;
   t.busy_pct = 15;
   EXPECT_EQ(ClassOf(*deep_launches, "nvjet", defaults, 11), "latency/occupancy");
-  EXPECT_EQ(ClassOf(*deep_launches, "nvjet", t, 11), "memory (L1/L2)");
+  EXPECT_EQ(ClassOf(*deep_launches, "nvjet", t, 11), "cache inefficiency");
+
+  // The devset's tiled GEMM (shared-memory tiles): SM 70.1%, memory 89.6% with L1 at 91.8%
+  // and DRAM at 0.5%: mixed, and limited by the on-chip memories once SM must pass 75%.
+  auto tiny = NewStore();
+  ASSERT_TRUE(import::ImportFiles(tiny, {kData + "nsys/tiny_cuda.sqlite"}, {}).ok());
+  ASSERT_TRUE(import::ImportFiles(tiny, {kData + "ncu/tiny_cuda_gemm_full_raw.csv"}, opts).ok());
+  auto gemm = analysis::LoadNcuLaunches(tiny, 1);
+  ASSERT_TRUE(gemm.ok());
+  EXPECT_EQ(ClassOf(*gemm, "tiled_gemm", defaults), "mixed");
+  t = defaults;
+  t.busy_pct = 75;
+  EXPECT_EQ(ClassOf(*gemm, "tiled_gemm", t), "memory (L1/L2)");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -157,6 +158,8 @@ TEST(Tools, ClosestNames) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3U);
   EXPECT_EQ(Closest("decod", {"prefill", "decode", "step"}, 2), (std::vector<std::string>{"decode", "step"}));
   EXPECT_EQ(Closest("gemm", {"sgemm_128", "saxpy"}, 1), (std::vector<std::string>{"sgemm_128"}));
+  EXPECT_EQ(Closest("splitk", {"silu_kernel", "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_splitK_TNT"}, 1),
+            (std::vector<std::string>{"nvjet_sm90_tst_64x8_64x16_4x1_v_bz_splitK_TNT"}));
 }
 
 // The Python whose torch the manifest records, however the workload is launched.
@@ -174,6 +177,22 @@ TEST(Preflight, WorkloadPythonFollowsLaunchers) {
   EXPECT_EQ(capture::WorkloadPython({(dir / "train.sh").string()}), "python3");  // a shell script: PATH's
   EXPECT_EQ(capture::WorkloadPython({"no-such-launcher-anywhere", "x"}), "python3");
   fs::remove_all(dir);
+}
+
+// nvidia-smi's nine fields as the H100 printed them (docs/gpu/issue11_zoo.sh), and the five an
+// older driver knows.
+TEST(Preflight, GpuLineAsNvidiaSmiPrintsIt) {
+  const std::string line = testing::ReadFile(std::string(KSCOPE_TEST_DATA_DIR) + "/capture/nvidia_smi_query_h100.txt");
+  const auto g = capture::ParseGpuLine(line.substr(0, line.find('\n')));
+  ASSERT_TRUE(g);
+  EXPECT_EQ(capture::ToJson(*g), nlohmann::json::parse(R"({"name": "NVIDIA H100 80GB HBM3", "driver": "580.159.04",
+      "sm_clock_mhz": 345.0, "sm_max_clock_mhz": 1980.0, "mem_clock_mhz": 2619.0, "compute_cap": "9.0",
+      "sm_arch": "sm_90", "power_limit_w": 700.0, "power_max_limit_w": 700.0, "persistence_mode": "Enabled"})"));
+  const auto old = capture::ParseGpuLine("NVIDIA H100 80GB HBM3, 580.159.04, 345 MHz, 1980 MHz, 2619 MHz");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(capture::ToJson(*old).dump(),
+            R"({"driver":"580.159.04","mem_clock_mhz":2619.0,"name":"NVIDIA H100 80GB HBM3","sm_clock_mhz":345.0,)"
+            R"("sm_max_clock_mhz":1980.0})");
 }
 
 TEST(Rank, FromLauncherVariables) {

@@ -41,7 +41,8 @@ TEST(NsysImport, LlamaExportLandsWhole) {
   EXPECT_EQ(info->manifest.gpu, "NVIDIA H200");
   EXPECT_EQ(info->manifest.driver, "580.159.04");
   EXPECT_EQ(info->manifest.cuda_version, "13.0");
-  EXPECT_EQ(info->manifest.nsys_version, "2025.3.2.0");
+  EXPECT_EQ(info->manifest.nsys_export_version, "2025.3.2.0");  // the export's EXPORT_PRODUCT_VERSION
+  EXPECT_EQ(info->manifest.nsys_tool_version, std::nullopt);    // kscope ran no nsys
   EXPECT_EQ(info->manifest.command, "python3 llama_workload.py 4 2 128 16 /tmp/dev/llama_torch");
   auto q = s->db().Prepare("SELECT format, format_version, rows_read, rows_skipped FROM source_file");
   ASSERT_TRUE(q.ok() && q->Step());

@@ -50,9 +50,10 @@ class ProfileReplay : public ::testing::Test {
     capture::ClearInterrupt();
     fs::remove_all(dir_);
   }
-  Result<capture::ProfileResult> Profile() {
+  Result<capture::ProfileResult> Profile(int64_t discovery = 0) {
     capture::ProfileSession session(*store_, runner_, {"nsys", "ncu"}, screen_, false);
     capture::ProfileRequest req;
+    req.discovery_run = discovery;
     req.workload = kWorkload;
     req.config = config_;
     req.manifest.label = "llama-quick";
@@ -88,7 +89,9 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   EXPECT_EQ(info->status, "complete");
   EXPECT_EQ(info->manifest.label, "llama-quick");
   EXPECT_EQ(info->manifest.gpu, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(info->manifest.nsys_version, "2025.3.1.0");
+  // One nsys, two versions: what `nsys --version` printed, and what its discovery export records.
+  EXPECT_EQ(info->manifest.nsys_tool_version, "2025.3.1.0");
+  EXPECT_EQ(info->manifest.nsys_export_version, "2025.3.2.0");
   EXPECT_EQ(info->manifest.ncu_version, "2025.3.1.0");
   EXPECT_EQ(info->manifest.command, "python3 llama_workload.py 4 2 128 16");
 
@@ -329,6 +332,17 @@ TEST_F(ProfileReplay, MemoryBackupWarningSuggestsApplicationReplay) {
             "ncu run 1: ncu backed up device memory in system memory before each kernel replay (the workload holds "
             "more device memory than ncu can copy on the GPU), which makes kernel replay slow; "
             "ncu.replay=application reruns the workload instead of saving and restoring its memory");
+}
+
+// Against an earlier discovery, a kernel that is not there stops kscope before it makes a run.
+TEST_F(ProfileReplay, ASelectionMistakeMakesNoRun) {
+  ASSERT_TRUE(Profile().ok());
+  config_.selection.kernel = "splitk_TNT";
+  auto result = Profile(1);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().where, "selection.kernel");
+  EXPECT_EQ(Count("SELECT count(*) FROM run"), 1);
+  EXPECT_FALSE(fs::exists(dir_ / "runs" / "2"));
 }
 
 TEST_F(ProfileReplay, OlderRunDirectoriesAreCompressed) {

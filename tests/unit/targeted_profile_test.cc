@@ -135,6 +135,13 @@ TEST_F(Targeted, MistakesNameTheClosestKernels) {
   EXPECT_EQ(sel.error().Line().substr(0, 140),
             "kscope: error: selection.kernel: no kernel in scope has 'rsqrt_kernel_cdua' in its name; closest names in "
             "the kernels: 'rsqrt_kernel_cuda', ");
+  // Letter case: the kernel that holds the word comes first, C++'s own words are not names.
+  cfg.kernel = "splitk_TNT";
+  sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  ASSERT_FALSE(sel.ok());
+  EXPECT_EQ(sel.error().fix.substr(0, 80),
+            "closest names in the kernels: 'nvjet_sm90_tst_64x16_64x16_4x1_v_bz_splitK_TNT', ");
+  EXPECT_EQ(sel.error().fix.find("'void'"), std::string::npos);
   cfg.kernel = "regex:(unclosed";
   sel = capture::SelectKernels(*store_, run_, cfg, 11);
   ASSERT_FALSE(sel.ok());

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "analysis/model_flops.h"
 #include "analysis/stage_steady.h"
@@ -254,6 +255,46 @@ TEST(ZooMfu, MeasuredFlopsAgreeWithTheModel) {
     ++checked;
   }
   EXPECT_EQ(checked, 3);
+}
+
+// kscope's default profile of the decoder on the H100 (its ncu page, docs/gpu/issue11_zoo.sh):
+// the run's top kernels cover decode but not prefill's GEMMs, so prefill's headline MFU is the
+// model's, with ncu's count kept beside it; decode's is ncu's.
+TEST(ZooMfu, TheHeadlineIsTheModelsWhereNcuMissedTheMatmuls) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, "decoder_infer", {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  auto cfg = config::LoadConfig(std::string(KSCOPE_SOURCE_DIR) + "/zoo/models/decoder_infer.yaml", {});
+  ASSERT_TRUE(cfg.ok()) << cfg.error().Line();
+  auto report = report::BuildRunReport(store, run, *cfg);
+  ASSERT_TRUE(report.ok()) << report.error().Line();
+  std::map<std::string, std::tuple<std::string, std::string, double>> headline;
+  for (const auto& s : (*report)["stages"]) {
+    headline[s["display_name"]] = {s["mfu"]["mfu_source"], s["mfu"]["mfu_line"], s["mfu"]["coverage_pct"]};
+  }
+  ASSERT_TRUE(headline.contains("prefill") && headline.contains("decode"));
+  EXPECT_EQ(std::get<0>(headline["prefill"]), "model");
+  EXPECT_EQ(std::get<1>(headline["prefill"]), "2N + attention");
+  EXPECT_LT(std::get<2>(headline["prefill"]), 90);
+  EXPECT_EQ(std::get<0>(headline["decode"]), "ncu");
+  EXPECT_GE(std::get<2>(headline["decode"]), 90);
+}
+
+// CUB marks each of its calls with a range of domain CCCL (the MoE's router scans): not a stage.
+TEST(ZooStages, LibraryRangesAreNotStages) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, "moe_decoder");
+  ASSERT_GT(run, 0);
+  auto report = report::BuildRunReport(store, run, config::Config{});
+  ASSERT_TRUE(report.ok()) << report.error().Line();
+  std::vector<std::string> names;
+  for (const auto& s : (*report)["stages"]) names.push_back(s["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{":decode", ":prefill"}));
+  const auto& notes = (*report)["notes"];
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "1 NVTX range that a library opens around each of its calls is not listed as a stage: "
+                      "CCCL:cub::DeviceScan::InclusiveScan"),
+            notes.end());
 }
 
 // The default selection on every zoo model: at least 90% of the kernel time gets deep metrics,

@@ -90,7 +90,8 @@ std::vector<ManifestDifference> Differences(const store::Manifest& a, const stor
   text("gpu", a.gpu, b.gpu);
   text("driver", a.driver, b.driver);
   text("cuda", a.cuda_version, b.cuda_version);
-  text("nsys", a.nsys_version, b.nsys_version);
+  text("nsys_export", a.nsys_export_version, b.nsys_export_version);
+  text("nsys_tool", a.nsys_tool_version, b.nsys_tool_version);
   text("ncu", a.ncu_version, b.ncu_version);
   text("dtype", a.dtype, b.dtype);
   number("batch", a.batch, b.batch);

@@ -13,8 +13,9 @@
 
 namespace kscope::analysis::atlas {
 
-// A manifest field the two runs disagree on ("gpu", "driver", "cuda", "nsys", "ncu", "dtype",
-// "batch", "tokens"); a field only one run knows is no disagreement.
+// A manifest field the two runs disagree on ("gpu", "driver", "cuda", "nsys_export",
+// "nsys_tool", "ncu", "dtype", "batch", "tokens"); a field only one run knows is no
+// disagreement.
 struct ManifestDifference {
   std::string field, a, b;
 };

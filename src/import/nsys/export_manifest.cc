@@ -8,7 +8,7 @@
 namespace kscope::import::nsys {
 
 void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) {
-  m.nsys_version = schema.product_version;
+  m.nsys_export_version = schema.product_version;
   if (schema.HasTable("TARGET_INFO_GPU")) {
     if (auto q = db.Prepare("SELECT DISTINCT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL ORDER BY id"); q.ok()) {
       std::string gpus;
