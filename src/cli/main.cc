@@ -45,6 +45,8 @@ int Run(int argc, char** argv) {
   kscope::cli::RegisterDoctor(app, exit_code);
   kscope::cli::RegisterConfig(app, global, exit_code);
   kscope::cli::RegisterReport(app, global, exit_code);
+  kscope::cli::RegisterAtlas(app, global, exit_code);
+  kscope::cli::RegisterDiff(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

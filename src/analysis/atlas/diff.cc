@@ -1,0 +1,179 @@
+#include "analysis/atlas/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/kernel_names.h"
+
+namespace kscope::analysis::atlas {
+
+namespace {
+
+struct Sum {
+  std::string family, library;
+  int64_t launches = 0, ns = 0;
+};
+struct RunKernels {
+  std::map<std::string, Sum> families, kernels;
+  int64_t launches = 0, ns = 0;
+};
+
+Result<RunKernels> Load(store::Store& store, int64_t run) {
+  auto q = store.db().Prepare(
+      "SELECT s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run);
+  RunKernels out;
+  while (q->Step()) {
+    const std::string name = q->Text(0);
+    const int64_t n = q->Int(1), ns = q->Int(2);
+    const auto id = IdentifyKernel(name);
+    const std::string library(LibraryName(id.library));
+    for (auto* sum : {&out.families[id.family], &out.kernels[name]}) {
+      sum->family = id.family;
+      sum->library = library;
+      sum->launches += n;
+      sum->ns += ns;
+    }
+    out.launches += n;
+    out.ns += ns;
+  }
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  if (out.kernels.empty()) {
+    return Error{"run " + std::to_string(run), "has no nsys kernels to compare",
+                 "import its nsys export into it: kscope import --run " + std::to_string(run) + " FILE.sqlite"};
+  }
+  return out;
+}
+
+std::vector<DiffRow> Compare(const std::map<std::string, Sum>& a, const std::map<std::string, Sum>& b) {
+  std::vector<DiffRow> rows;
+  // x: the row in A, y: in B (either may be absent); any: whichever is present.
+  auto add = [&](const std::string& key, const Sum* x, const Sum* y, const Sum& any) {
+    DiffRow r{key,
+              any.family,
+              any.library,
+              x ? x->launches : 0,
+              y ? y->launches : 0,
+              x ? x->ns : 0,
+              y ? y->ns : 0,
+              x == nullptr   ? Change::kAppeared
+              : y == nullptr ? Change::kVanished
+                             : Change::kChanged};
+    if (r.change != Change::kChanged || r.launches_a != r.launches_b || r.ns_a != r.ns_b) rows.push_back(r);
+  };
+  for (const auto& [key, x] : a) {
+    auto it = b.find(key);
+    add(key, &x, it != b.end() ? &it->second : nullptr, x);
+  }
+  for (const auto& [key, y] : b) {
+    if (!a.contains(key)) add(key, nullptr, &y, y);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
+    return std::llabs(x.ns_b - x.ns_a) > std::llabs(y.ns_b - y.ns_a);
+  });
+  return rows;
+}
+
+double Pct(int64_t a, int64_t b) { return a > 0 ? 100.0 * static_cast<double>(b - a) / static_cast<double>(a) : 0.0; }
+
+std::vector<ManifestDifference> Differences(const store::Manifest& a, const store::Manifest& b) {
+  std::vector<ManifestDifference> out;
+  auto text = [&](const char* field, const std::optional<std::string>& x, const std::optional<std::string>& y) {
+    if (x && y && *x != *y) out.push_back({field, *x, *y});
+  };
+  auto number = [&](const char* field, const std::optional<int64_t>& x, const std::optional<int64_t>& y) {
+    if (x && y && *x != *y) out.push_back({field, std::to_string(*x), std::to_string(*y)});
+  };
+  text("gpu", a.gpu, b.gpu);
+  text("driver", a.driver, b.driver);
+  text("cuda", a.cuda_version, b.cuda_version);
+  text("nsys_export", a.nsys_export_version, b.nsys_export_version);
+  text("nsys_tool", a.nsys_tool_version, b.nsys_tool_version);
+  text("ncu", a.ncu_version, b.ncu_version);
+  text("dtype", a.dtype, b.dtype);
+  number("batch", a.batch, b.batch);
+  number("tokens", a.tokens, b.tokens);
+  return out;
+}
+
+}  // namespace
+
+double DiffRow::GpuTimePct() const { return change == Change::kChanged ? Pct(ns_a, ns_b) : 0.0; }
+double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
+double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
+
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b) {
+  auto run_a = store.GetRun(a);
+  if (!run_a.ok()) return run_a.error();
+  auto run_b = store.GetRun(b);
+  if (!run_b.ok()) return run_b.error();
+  auto ka = Load(store, a);
+  if (!ka.ok()) return ka.error();
+  auto kb = Load(store, b);
+  if (!kb.ok()) return kb.error();
+  RunDiff d;
+  d.a = a;
+  d.b = b;
+  d.differences = Differences(run_a->manifest, run_b->manifest);
+  d.launches_a = ka->launches;
+  d.launches_b = kb->launches;
+  d.ns_a = ka->ns;
+  d.ns_b = kb->ns;
+  d.families = Compare(ka->families, kb->families);
+  d.kernels = Compare(ka->kernels, kb->kernels);
+  return d;
+}
+
+Result<Threshold> ParseThreshold(const std::string& text) {
+  static const std::vector<std::string> kMetrics{"gpu_time_pct", "launches_pct", "family_gpu_time_pct", "appeared",
+                                                 "vanished"};
+  const Error bad{"--fail-if " + text, "is not METRIC>N, METRIC>=N, METRIC<N or METRIC<=N",
+                  "write e.g. --fail-if 'gpu_time_pct>5'; metrics: gpu_time_pct, launches_pct, "
+                  "family_gpu_time_pct, appeared, vanished"};
+  const auto at = text.find_first_of("<>");
+  if (at == std::string::npos || at == 0) return bad;
+  Threshold t;
+  t.text = text;
+  t.metric = text.substr(0, at);
+  t.op = text.substr(at, at + 1 < text.size() && text[at + 1] == '=' ? 2 : 1);
+  const std::string number = text.substr(at + t.op.size());
+  if (std::find(kMetrics.begin(), kMetrics.end(), t.metric) == kMetrics.end() || number.empty()) return bad;
+  size_t used = 0;
+  try {
+    t.value = std::stod(number, &used);
+  } catch (const std::exception&) {
+    return bad;
+  }
+  if (used != number.size() || !std::isfinite(t.value)) return bad;
+  return t;
+}
+
+std::pair<double, bool> Check(const RunDiff& diff, const Threshold& t) {
+  double v = 0;
+  if (t.metric == "gpu_time_pct") v = diff.GpuTimePct();
+  if (t.metric == "launches_pct") v = diff.LaunchesPct();
+  if (t.metric == "family_gpu_time_pct") {
+    bool first = true;
+    for (const auto& r : diff.families) {
+      if (r.change != Change::kChanged) continue;
+      v = first ? r.GpuTimePct() : std::max(v, r.GpuTimePct());
+      first = false;
+    }
+  }
+  auto count = [&](Change c) {
+    return static_cast<double>(
+        std::count_if(diff.kernels.begin(), diff.kernels.end(), [c](const DiffRow& r) { return r.change == c; }));
+  };
+  if (t.metric == "appeared") v = count(Change::kAppeared);
+  if (t.metric == "vanished") v = count(Change::kVanished);
+  const bool tripped = t.op == ">"    ? v > t.value
+                       : t.op == ">=" ? v >= t.value
+                       : t.op == "<"  ? v < t.value
+                                      : v <= t.value;
+  return {v, tripped};
+}
+
+}  // namespace kscope::analysis::atlas

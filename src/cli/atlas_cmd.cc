@@ -1,0 +1,70 @@
+// kscope atlas: kernel families (or kernels) across the runs of the database or a selection:
+// popularity per model from nsys, performance from ncu.
+#include <iostream>
+
+#include "analysis/atlas/atlas.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "report/atlas_report.h"
+
+namespace kscope::cli {
+
+namespace {
+
+struct AtlasArgs {
+  std::vector<int64_t> runs;
+  std::vector<std::string> tags;
+  std::string label, model, gpu, by = "family", format = "table";
+};
+
+Result<analysis::atlas::RunFilter> ToFilter(const AtlasArgs& a) {
+  ManifestArgs m;
+  m.tags = a.tags;
+  auto manifest = ToManifest(m);  // checks and splits the KEY=VALUE tags
+  if (!manifest.ok()) return manifest.error();
+  analysis::atlas::RunFilter f;
+  f.run_ids = a.runs;
+  f.tags = manifest->tags;
+  if (!a.label.empty()) f.label = a.label;
+  if (!a.model.empty()) f.model = a.model;
+  if (!a.gpu.empty()) f.gpu = a.gpu;
+  return f;
+}
+
+int Run(const AtlasArgs& a, const GlobalOptions& global) {
+  auto cfg = config::LoadConfig(global.config, global.overrides);
+  if (!cfg.ok()) return Fail(cfg.error());
+  auto filter = ToFilter(a);
+  if (!filter.ok()) return Fail(filter.error());
+  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  if (!store.ok()) return Fail(store.error());
+  const auto grouping = a.by == "kernel" ? analysis::atlas::Grouping::kKernel : analysis::atlas::Grouping::kFamily;
+  auto atlas = analysis::atlas::BuildAtlas(*store, *filter, grouping, cfg->classify);
+  if (!atlas.ok()) return Fail(atlas.error());
+  if (a.format == "json") {
+    std::cout << report::AtlasJson(*atlas).dump(2) << "\n";
+    return 0;
+  }
+  const auto format = a.format == "csv" ? report::Format::kCsv : report::Format::kTable;
+  report::Write(report::AtlasPopularityTable(*atlas), format, std::cout);
+  std::cout << "\n";
+  report::Write(report::AtlasPerformanceTable(*atlas), format, std::cout);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterAtlas(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto a = std::make_shared<AtlasArgs>();
+  CLI::App* cmd = app.add_subcommand("atlas", "Kernel families across runs and models: popularity and performance");
+  cmd->add_option("--run", a->runs, "a run id to include (repeatable; default: every run)");
+  cmd->add_option("--tag", a->tags, "only runs with this KEY=VALUE tag (repeatable: all of them)");
+  cmd->add_option("--label", a->label, "only runs with this label");
+  cmd->add_option("--model", a->model, "only runs of this manifest model");
+  cmd->add_option("--gpu", a->gpu, "only runs on this GPU (as kscope runs shows it)");
+  cmd->add_option("--by", a->by, "family or kernel")->check(CLI::IsMember({"family", "kernel"}));
+  cmd->add_option("--format,-f", a->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->callback([a, &global, &exit_code] { exit_code = Run(*a, global); });
+}
+
+}  // namespace kscope::cli

@@ -1,0 +1,93 @@
+#include "report/diff_report.h"
+
+#include <fmt/format.h>
+
+namespace kscope::report {
+
+namespace {
+
+using analysis::atlas::Change;
+using analysis::atlas::DiffRow;
+using analysis::atlas::RunDiff;
+
+Decimal Num(double v, int decimals) { return {v, fmt::format("{:.{}f}", v, decimals)}; }
+Decimal Ms(int64_t ns) { return Num(static_cast<double>(ns) / 1e6, 3); }
+
+std::string ChangeName(Change c) {
+  return c == Change::kAppeared ? "appeared" : c == Change::kVanished ? "vanished" : "changed";
+}
+
+Table RowsTable(const std::string& title, const std::string& key, const std::vector<DiffRow>& rows, bool family) {
+  Table t;
+  t.title = title;
+  t.columns = {key};
+  if (family) t.columns.emplace_back("Family");
+  for (const char* c : {"Library", "Change", "Launches A", "Launches B", "GPU Time A (ms)", "GPU Time B (ms)",
+                        "Delta (ms)", "Delta %"}) {
+    t.columns.emplace_back(c);
+  }
+  for (const auto& r : rows) {
+    std::vector<Cell> row{r.key};
+    if (family) row.emplace_back(r.family);
+    row.insert(row.end(), {r.library, ChangeName(r.change), r.launches_a, r.launches_b, Ms(r.ns_a), Ms(r.ns_b),
+                           Ms(r.ns_b - r.ns_a), r.change == Change::kChanged ? Cell(Num(r.GpuTimePct(), 1)) : Cell()});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+nlohmann::json RowsJson(const std::vector<DiffRow>& rows, bool kernel) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json j{{"family", r.family},
+                     {"library", r.library},
+                     {"change", ChangeName(r.change)},
+                     {"launches", {{"a", r.launches_a}, {"b", r.launches_b}}},
+                     {"gpu_time_ns", {{"a", r.ns_a}, {"b", r.ns_b}}}};
+    if (kernel) j["kernel"] = r.key;
+    j["gpu_time_pct"] = r.change == Change::kChanged ? nlohmann::json(r.GpuTimePct()) : nlohmann::json();
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Table> DiffTables(const RunDiff& d) {
+  Table whole;
+  whole.title = fmt::format("Run {} (A) against run {} (B), nsys kernels", d.a, d.b);
+  whole.columns = {"What", "A", "B", "Delta", "Delta %"};
+  whole.rows.push_back(
+      {std::string("GPU time (ms)"), Ms(d.ns_a), Ms(d.ns_b), Ms(d.ns_b - d.ns_a), Num(d.GpuTimePct(), 1)});
+  whole.rows.push_back(
+      {std::string("Launches"), d.launches_a, d.launches_b, d.launches_b - d.launches_a, Num(d.LaunchesPct(), 1)});
+  return {whole, RowsTable("Families that changed", "Family", d.families, false),
+          RowsTable("Kernels that changed", "Kernel", d.kernels, true)};
+}
+
+std::vector<std::string> DiffWarnings(const RunDiff& d) {
+  std::vector<std::string> out;
+  for (const auto& m : d.differences) {
+    out.push_back(
+        fmt::format("kscope: warning: runs {} and {} differ in {}: '{}' against '{}'; their numbers may "
+                    "not be comparable",
+                    d.a, d.b, m.field, m.a, m.b));
+  }
+  return out;
+}
+
+nlohmann::json DiffJson(const RunDiff& d) {
+  using nlohmann::json;
+  json out{{"kscope_diff", 1}, {"a", d.a}, {"b", d.b}, {"comparable", d.differences.empty()}};
+  out["differences"] = json::array();
+  for (const auto& m : d.differences) out["differences"].push_back({{"field", m.field}, {"a", m.a}, {"b", m.b}});
+  out["gpu_time_ns"] = {{"a", d.ns_a}, {"b", d.ns_b}};
+  out["launches"] = {{"a", d.launches_a}, {"b", d.launches_b}};
+  out["gpu_time_pct"] = d.GpuTimePct();
+  out["launches_pct"] = d.LaunchesPct();
+  out["families"] = RowsJson(d.families, false);
+  out["kernels"] = RowsJson(d.kernels, true);
+  return out;
+}
+
+}  // namespace kscope::report

@@ -1,0 +1,23 @@
+// `kscope diff A B`: the diff of two runs (analysis/atlas/diff.h) as tables and as JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/atlas/diff.h"
+#include "report/table.h"
+
+namespace kscope::report {
+
+// The whole runs' GPU time and launches in A and B, then the families and the kernels that
+// changed: launches and GPU time in each, the change, and whether the row appeared or vanished.
+std::vector<Table> DiffTables(const analysis::atlas::RunDiff& diff);
+
+// One warning line per manifest field the runs disagree on: "kscope: warning: ...".
+std::vector<std::string> DiffWarnings(const analysis::atlas::RunDiff& diff);
+
+// The whole diff; docs/atlas.md describes its fields.
+nlohmann::json DiffJson(const analysis::atlas::RunDiff& diff);
+
+}  // namespace kscope::report
