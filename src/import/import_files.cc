@@ -22,9 +22,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     importers.push_back(std::move(imp).value());
   }
   auto tx = sql::Transaction::Begin(store.db());
-  if (!tx.ok())
-    return Error{store.db().path(), "cannot start a transaction: " + tx.error().what,
-                 "is another kscope writing to this database?"};
+  if (!tx.ok()) return tx.error();
   std::vector<FileOutcome> outcomes;
   // What the current run's summaries need, gathered over its files; they are derived once
   // its last file is in, and the facts dropped before the next run starts.

@@ -43,7 +43,8 @@ Result<Store> Store::Open(const std::string& path, sql::OpenMode mode) {
     KSCOPE_RETURN_IF_ERROR(store.db_.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   }
   KSCOPE_RETURN_IF_ERROR(store.db_.Exec("PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;"));
-  Status st = existed ? store.CheckSchema() : store.CreateSchema();
+  // kCreate looks inside the write lock: another kscope may be creating the same file now.
+  Status st = mode == sql::OpenMode::kCreate ? store.CreateSchema() : store.CheckSchema();
   if (!st.ok()) {
     Error e = st.error();
     if (e.where.empty()) e.where = path;
@@ -55,6 +56,12 @@ Result<Store> Store::Open(const std::string& path, sql::OpenMode mode) {
 Status Store::CreateSchema() {
   auto tx = sql::Transaction::Begin(db_);
   if (!tx.ok()) return tx.error();
+  // A schema made meanwhile by another kscope is checked; a database of something else is
+  // left alone.
+  auto tables = db_.Prepare("SELECT count(*) FROM sqlite_master");
+  if (!tables.ok()) return tables.error();
+  if (!tables->Step()) return tables->status();
+  if (tables->Int(0) > 0) return CheckSchema();
   KSCOPE_RETURN_IF_ERROR(db_.Exec(SchemaDdl()));
   auto ins = db_.Prepare("INSERT INTO kscope_meta(key, value) VALUES (?1, ?2)");
   if (!ins.ok()) return ins.error();

@@ -45,7 +45,8 @@ std::string DefaultDbPath();
 
 class Store {
  public:
-  // kCreate makes the file and its schema if missing; every mode checks the schema version.
+  // kCreate makes the file and its schema if missing (safe while other kscope processes do the
+  // same); every mode checks the schema version. Writers wait for each other (sql::LockWait).
   static Result<Store> Open(const std::string& path, sql::OpenMode mode);
 
   sql::Db& db() { return db_; }
