@@ -106,7 +106,7 @@ Result<int64_t> Store::CreateRun(const Manifest& m) {
       .Bind(10, m.nsys_export_version)
       .Bind(11, m.ncu_version)
       .Bind(12, m.command)
-      .Bind(13, tags.dump())
+      .Bind(13, tags.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
       .Bind(14, m.nsys_tool_version);
   KSCOPE_RETURN_IF_ERROR(st->Run());
   return db_.LastInsertRowId();
