@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "analysis/ncu_timeline_link.h"
 #include "analysis/nsys_summaries.h"
@@ -14,6 +15,15 @@ namespace fs = std::filesystem;
 
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
                                              const ImportOptions& options) {
+  // One file named twice would count its events twice: refused before anything is read.
+  std::set<fs::path> seen;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    fs::path same = fs::weakly_canonical(p, ec);
+    if (ec) same = fs::absolute(p, ec);
+    if (!seen.insert(same).second)
+      return Error{p, "named twice in one import (its events would be counted twice)", "name each file once"};
+  }
   // Pick every importer before writing anything: a wrong file fails the whole call early.
   std::vector<std::unique_ptr<Importer>> importers;
   for (const auto& p : paths) {
