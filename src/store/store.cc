@@ -153,8 +153,8 @@ Result<std::string> Store::RunCapture(int64_t run_id) {
 
 Result<int64_t> Store::AddSourceFile(int64_t run_id, const SourceFile& f) {
   auto st = db_.Prepare(
-      "INSERT INTO source_file(run_id, path, format, format_version, bytes, rows_read, rows_skipped) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7)");
+      "INSERT INTO source_file(run_id, path, format, format_version, bytes, rows_read, rows_skipped, content_hash) "
+      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
   if (!st.ok()) return st.error();
   st->Bind(1, run_id)
       .Bind(2, f.path)
@@ -162,9 +162,19 @@ Result<int64_t> Store::AddSourceFile(int64_t run_id, const SourceFile& f) {
       .Bind(4, f.format_version)
       .Bind(5, f.bytes)
       .Bind(6, f.rows_read)
-      .Bind(7, f.rows_skipped);
+      .Bind(7, f.rows_skipped)
+      .Bind(8, f.content_hash);
   KSCOPE_RETURN_IF_ERROR(st->Run());
   return db_.LastInsertRowId();
+}
+
+Result<std::optional<int64_t>> Store::RunWithContent(std::string_view content_hash) {
+  auto q = db_.Prepare("SELECT run_id FROM source_file WHERE content_hash = ?1 ORDER BY id LIMIT 1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, content_hash);
+  if (q->Step()) return std::optional<int64_t>(q->Int(0));
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  return std::optional<int64_t>();
 }
 
 Status Store::FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 pid_t StartImport(const std::string& db, const std::string& file, const std::string& label, const std::string& log) {
-  return testing::StartKscope({"--db", db, "import", file, "--label", label}, log);
+  return testing::StartKscope({"--db", db, "import", file, "--label", label, "--force"}, log);
 }
 
 // What a run holds, as the tests compare it: its stream counts and nsys's kernel and API sums.

@@ -191,6 +191,30 @@ TEST(NsysImport, OneFileNamedTwiceIsRefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 0);
 }
 
+// kscope import asks for this unless --force; kscope profile, which imports its own fresh
+// export, does not.
+TEST(NsysImport, AFileAlreadyImportedIsRefusedWhenAsked) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  import::ImportOptions refuse;
+  refuse.refuse_known_content = true;
+  ASSERT_TRUE(import::ImportFiles(*s, {kData + "tiny_cuda.sqlite"}, refuse).ok());
+  // A copy by another name holds the same content.
+  const std::string copy = (std::filesystem::temp_directory_path() / "kscope_import_test_again.sqlite").string();
+  std::filesystem::copy_file(kData + "tiny_cuda.sqlite", copy, std::filesystem::copy_options::overwrite_existing);
+  auto again = import::ImportFiles(*s, {copy}, refuse);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().Line(), "kscope: error: " + copy +
+                                      ": already imported as run 1 (a file of the same content); use run 1, or import "
+                                      "it again with --force");
+  EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 1);
+  auto forced = import::ImportFiles(*s, {copy}, {});
+  std::filesystem::remove(copy);
+  ASSERT_TRUE(forced.ok()) << forced.error().Line();
+  EXPECT_EQ(forced->front().run_id, 2);
+  EXPECT_EQ(Count(*s, "SELECT count(DISTINCT content_hash) FROM source_file"), 1);
+}
+
 TEST(NsysImport, AFailingFileRollsBackTheWholeImport) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(s.ok());
