@@ -14,6 +14,7 @@ struct ImportArgs {
   std::vector<std::string> files;
   ManifestArgs manifest;
   bool run_per_file = false;
+  bool force = false;
   size_t threads = 0;
   int64_t into_run = 0;
 };
@@ -30,6 +31,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
+  cmd->add_flag("--force", args->force, "import a file again although the database holds one of the same content");
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
   cmd->callback([args, &global, &exit_code] {
     auto manifest = ToManifest(args->manifest);
@@ -48,6 +50,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.run_per_file = args->run_per_file;
     options.threads = args->threads;
     options.into_run = args->into_run;
+    options.refuse_known_content = !args->force;
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());

@@ -1,12 +1,16 @@
 #include "import/import_files.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "analysis/ncu_timeline_link.h"
 #include "analysis/nsys_summaries.h"
 #include "import/importer.h"
+#include "util/file_hash.h"
 
 namespace kscope::import {
 
@@ -14,6 +18,15 @@ namespace fs = std::filesystem;
 
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
                                              const ImportOptions& options) {
+  // One file named twice would count its events twice: refused before anything is read.
+  std::set<fs::path> seen;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    fs::path same = fs::weakly_canonical(p, ec);
+    if (ec) same = fs::absolute(p, ec);
+    if (!seen.insert(same).second)
+      return Error{p, "named twice in one import (its events would be counted twice)", "name each file once"};
+  }
   // Pick every importer before writing anything: a wrong file fails the whole call early.
   std::vector<std::unique_ptr<Importer>> importers;
   for (const auto& p : paths) {
@@ -21,10 +34,24 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     if (!imp.ok()) return imp.error();
     importers.push_back(std::move(imp).value());
   }
+  // Each file's fingerprint, read before the write lock is taken.
+  std::vector<std::string> hashes;
+  for (const auto& p : paths) {
+    auto hash = FileContentHash(p);
+    if (!hash.ok()) return hash.error();
+    hashes.push_back(std::move(hash).value());
+  }
   auto tx = sql::Transaction::Begin(store.db());
-  if (!tx.ok())
-    return Error{store.db().path(), "cannot start a transaction: " + tx.error().what,
-                 "is another kscope writing to this database?"};
+  if (!tx.ok()) return tx.error();
+  // A file already in the store would count its events twice: refused when asked.
+  for (size_t i = 0; i < paths.size() && options.refuse_known_content; ++i) {
+    auto run = store.RunWithContent(hashes[i]);
+    if (!run.ok()) return run.error();
+    if (*run) {
+      return Error{paths[i], fmt::format("already imported as run {} (a file of the same content)", **run),
+                   fmt::format("use run {}, or import it again with --force", **run)};
+    }
+  }
   std::vector<FileOutcome> outcomes;
   // What the current run's summaries need, gathered over its files; they are derived once
   // its last file is in, and the facts dropped before the next run starts.
@@ -64,6 +91,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     file.path = fs::absolute(paths[i], ec).string();
     file.format = std::string(importers[i]->format());
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
+    file.content_hash = hashes[i];
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
     auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads});

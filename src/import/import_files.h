@@ -18,6 +18,8 @@ struct ImportOptions {
   bool run_per_file = false;              // one run per file instead of one run for all
   size_t threads = 0;                     // reader threads per file; 0: one per core
   int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
+  bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
+                                          // without --force)
   std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
 };
 

@@ -1,5 +1,7 @@
 #include "report/html_escape.h"
 
+#include "util/display_text.h"
+
 namespace kscope::report {
 
 std::string EscapeHtml(std::string_view text) {
@@ -33,8 +35,19 @@ std::string JsonForScript(const nlohmann::json& value) {
   return out;
 }
 
-nlohmann::json WithValidUtf8(const nlohmann::json& value) {
-  return nlohmann::json::parse(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+nlohmann::json ForDisplay(const nlohmann::json& value) {
+  if (value.is_string()) return DisplayText(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : value) out.push_back(ForDisplay(item));
+    return out;
+  }
+  if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [key, item] : value.items()) out[DisplayText(key)] = ForDisplay(item);
+    return out;
+  }
+  return value;
 }
 
 }  // namespace kscope::report

@@ -41,7 +41,7 @@ void WriteHeader(const nlohmann::json& report, std::ostream& out) {
 Status WriteHtmlReport(const nlohmann::json& report, std::ostream& out) {
   Result<std::string> vega = VegaRuntimeScript(VegaOverrideDir());
   if (!vega.ok()) return vega.error();
-  const nlohmann::json clean = WithValidUtf8(report);
+  const nlohmann::json clean = ForDisplay(report);
   WriteHeader(clean, out);
   out << "<main>\n";
   WriteRunSection(clean, out);

@@ -11,7 +11,9 @@ namespace kscope::report {
 
 std::vector<ReportFile> WriteReportFiles(const nlohmann::json& report, const std::filesystem::path& dir) {
   std::vector<ReportFile> files;
-  files.push_back({dir / "report.json", WriteFileAtomically(dir / "report.json", report.dump(1) + "\n")});
+  files.push_back({dir / "report.json",
+                   WriteFileAtomically(dir / "report.json",
+                                       report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")});
   std::ostringstream md;
   WriteReportMarkdown(report, md);
   files.push_back({dir / "report.md", WriteFileAtomically(dir / "report.md", md.str())});

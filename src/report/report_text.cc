@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "report/html_escape.h"
 #include "report/json_fields.h"
 #include "report/nsys_numbers.h"
 #include "report/table.h"
@@ -182,7 +183,8 @@ std::string MarkdownText(std::string_view s) {
   return out;
 }
 
-void WriteReportSummary(const json& r, std::ostream& out) {
+void WriteReportSummary(const json& report, std::ostream& out) {
+  const json r = ForDisplay(report);
   const auto& s = Field(r, "summary");
   out << "kscope report: " << Header(r) << "\n";
   out << fmt::format(
@@ -224,7 +226,8 @@ void WriteReportSummary(const json& r, std::ostream& out) {
   WriteText(MixTable(r), out);
 }
 
-void WriteReportMarkdown(const json& r, std::ostream& out) {
+void WriteReportMarkdown(const json& report, std::ostream& out) {
+  const json r = ForDisplay(report);
   auto table = [&](const Table& t) {
     out << "| ";
     for (const auto& c : t.columns) out << MarkdownText(c) << " | ";

@@ -1,5 +1,6 @@
 // The report (report/run_report.h) for people: a terminal summary and report.md, both
-// written from report.json's numbers. Names in Markdown are escaped (<, >, &, |).
+// written from report.json's numbers. Names are shown as DisplayText (util/display_text.h)
+// and in Markdown escaped too (<, >, &, |).
 #pragma once
 
 #include <iosfwd>

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "util/display_text.h"
+
 namespace kscope::report {
 
 std::string CellText(const Cell& c) {
@@ -11,7 +13,7 @@ std::string CellText(const Cell& c) {
     std::string operator()(std::monostate) const { return {}; }
     std::string operator()(int64_t v) const { return std::to_string(v); }
     std::string operator()(const Decimal& d) const { return d.text; }
-    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(const std::string& s) const { return DisplayText(s); }
   };
   return std::visit(Visitor{}, c);
 }
@@ -87,7 +89,8 @@ void WriteJson(const Table& t, std::ostream& out) {
     rows.push_back(std::move(obj));
   }
   nlohmann::ordered_json doc = {{"report", t.title}, {"rows", rows}};
-  out << doc.dump(2) << "\n";
+  // Bytes that are not UTF-8 as U+FFFD: the output is valid JSON whatever a name holds.
+  out << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 void Write(const Table& t, Format format, std::ostream& out) {

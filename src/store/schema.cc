@@ -44,9 +44,12 @@ CREATE TABLE source_file (
   format_version TEXT,              -- the file's own schema version (nsys: EXPORT_SCHEMA_VERSION)
   bytes          INTEGER NOT NULL,  -- file size
   rows_read      INTEGER NOT NULL,  -- rows the importer kept
-  rows_skipped   INTEGER NOT NULL   -- rows it could not use (see import_problem)
+  rows_skipped   INTEGER NOT NULL,  -- rows it could not use (see import_problem)
+  content_hash   TEXT               -- FNV-1a of its bytes ('fnv1a64:' and 16 hex digits): the same content is
+                                    -- not imported again without --force
 );
 CREATE INDEX source_file_run ON source_file(run_id);
+CREATE INDEX source_file_content ON source_file(content_hash);
 
 -- Every distinct string (kernel names, API names, NVTX texts, domains), shared by all runs
 -- so that one kernel name has one id across the whole store.

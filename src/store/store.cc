@@ -43,7 +43,8 @@ Result<Store> Store::Open(const std::string& path, sql::OpenMode mode) {
     KSCOPE_RETURN_IF_ERROR(store.db_.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   }
   KSCOPE_RETURN_IF_ERROR(store.db_.Exec("PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;"));
-  Status st = existed ? store.CheckSchema() : store.CreateSchema();
+  // kCreate looks inside the write lock: another kscope may be creating the same file now.
+  Status st = mode == sql::OpenMode::kCreate ? store.CreateSchema() : store.CheckSchema();
   if (!st.ok()) {
     Error e = st.error();
     if (e.where.empty()) e.where = path;
@@ -55,6 +56,12 @@ Result<Store> Store::Open(const std::string& path, sql::OpenMode mode) {
 Status Store::CreateSchema() {
   auto tx = sql::Transaction::Begin(db_);
   if (!tx.ok()) return tx.error();
+  // A schema made meanwhile by another kscope is checked; a database of something else is
+  // left alone.
+  auto tables = db_.Prepare("SELECT count(*) FROM sqlite_master");
+  if (!tables.ok()) return tables.error();
+  if (!tables->Step()) return tables->status();
+  if (tables->Int(0) > 0) return CheckSchema();
   KSCOPE_RETURN_IF_ERROR(db_.Exec(SchemaDdl()));
   auto ins = db_.Prepare("INSERT INTO kscope_meta(key, value) VALUES (?1, ?2)");
   if (!ins.ok()) return ins.error();
@@ -99,7 +106,7 @@ Result<int64_t> Store::CreateRun(const Manifest& m) {
       .Bind(10, m.nsys_export_version)
       .Bind(11, m.ncu_version)
       .Bind(12, m.command)
-      .Bind(13, tags.dump())
+      .Bind(13, tags.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
       .Bind(14, m.nsys_tool_version);
   KSCOPE_RETURN_IF_ERROR(st->Run());
   return db_.LastInsertRowId();
@@ -146,8 +153,8 @@ Result<std::string> Store::RunCapture(int64_t run_id) {
 
 Result<int64_t> Store::AddSourceFile(int64_t run_id, const SourceFile& f) {
   auto st = db_.Prepare(
-      "INSERT INTO source_file(run_id, path, format, format_version, bytes, rows_read, rows_skipped) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7)");
+      "INSERT INTO source_file(run_id, path, format, format_version, bytes, rows_read, rows_skipped, content_hash) "
+      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
   if (!st.ok()) return st.error();
   st->Bind(1, run_id)
       .Bind(2, f.path)
@@ -155,9 +162,19 @@ Result<int64_t> Store::AddSourceFile(int64_t run_id, const SourceFile& f) {
       .Bind(4, f.format_version)
       .Bind(5, f.bytes)
       .Bind(6, f.rows_read)
-      .Bind(7, f.rows_skipped);
+      .Bind(7, f.rows_skipped)
+      .Bind(8, f.content_hash);
   KSCOPE_RETURN_IF_ERROR(st->Run());
   return db_.LastInsertRowId();
+}
+
+Result<std::optional<int64_t>> Store::RunWithContent(std::string_view content_hash) {
+  auto q = db_.Prepare("SELECT run_id FROM source_file WHERE content_hash = ?1 ORDER BY id LIMIT 1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, content_hash);
+  if (q->Step()) return std::optional<int64_t>(q->Int(0));
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  return std::optional<int64_t>();
 }
 
 Status Store::FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,

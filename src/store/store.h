@@ -35,7 +35,7 @@ struct RunInfo {
 };
 
 struct SourceFile {
-  std::string path, format, format_version;
+  std::string path, format, format_version, content_hash;
   int64_t bytes = 0, rows_read = 0, rows_skipped = 0;
 };
 
@@ -45,7 +45,8 @@ std::string DefaultDbPath();
 
 class Store {
  public:
-  // kCreate makes the file and its schema if missing; every mode checks the schema version.
+  // kCreate makes the file and its schema if missing (safe while other kscope processes do the
+  // same); every mode checks the schema version. Writers wait for each other (sql::LockWait).
   static Result<Store> Open(const std::string& path, sql::OpenMode mode);
 
   sql::Db& db() { return db_; }
@@ -58,6 +59,8 @@ class Store {
   // The capture manifest of a run made by kscope profile (empty for imported runs).
   Result<std::string> RunCapture(int64_t run_id);
   Result<int64_t> AddSourceFile(int64_t run_id, const SourceFile& file);
+  // The first run holding a file of this content (FileContentHash), if any.
+  Result<std::optional<int64_t>> RunWithContent(std::string_view content_hash);
   Status FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,
                           int64_t rows_skipped);
   Status AddProblem(int64_t run_id, int64_t source_id, std::string_view location, std::string_view what,

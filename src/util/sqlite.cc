@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
 namespace kscope::sql {
 
 namespace {
@@ -28,6 +33,39 @@ Error SqlError(sqlite3* db, std::string_view context) {
   return Error{"", fmt::format("database error ({}): {}", context, OneLine(sqlite3_errmsg(db))), ""};
 }
 }  // namespace
+
+LockWait DefaultLockWait() {
+  LockWait wait;
+  if (const char* env = std::getenv("KSCOPE_LOCK_WAIT_S"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const double secs = std::strtod(env, &end);
+    if (end != env && *end == '\0' && secs >= 0)
+      wait.limit = std::chrono::milliseconds(static_cast<int64_t>(secs * 1000));
+  }
+  return wait;
+}
+
+// SQLite calls this while another connection holds the lock it needs: sleep a little and try
+// again (returning 1) until the wait's limit, noting the wait on stderr now and then.
+int Db::OnBusy(void* state, int count) {
+  using namespace std::chrono;
+  auto& s = *static_cast<BusyState*>(state);
+  const auto now = steady_clock::now();
+  if (count == 0) {
+    s.since = now;
+    s.last_note.reset();
+  }
+  const auto waited = duration_cast<milliseconds>(now - s.since);
+  if (waited >= s.wait.limit) return 0;
+  if (waited >= s.wait.first_note && (!s.last_note || waited - *s.last_note >= s.wait.note_every)) {
+    std::cerr << fmt::format("waiting for another kscope writing {} ({} s so far, at most {} s)\n", s.path,
+                             duration_cast<seconds>(waited).count(), duration_cast<seconds>(s.wait.limit).count());
+    s.last_note = waited;
+  }
+  // Short sleeps first (a writer often finishes within milliseconds), then up to 50 ms.
+  std::this_thread::sleep_for(milliseconds(std::min(50, 1 + count)));
+  return 1;
+}
 
 std::string Db::ErrorMessage() const { return OneLine(sqlite3_errmsg(db_.get())); }
 
@@ -101,6 +139,8 @@ Result<Db> Db::Open(const std::string& path, OpenMode mode) {
     return Error{path, "cannot open as an SQLite database (" + msg + ")", "check the path and its permissions"};
   }
   sqlite3_extended_result_codes(raw, 1);
+  db.busy_ = std::make_unique<BusyState>(BusyState{path, DefaultLockWait(), {}, {}});
+  sqlite3_busy_handler(raw, &Db::OnBusy, db.busy_.get());
   return db;
 }
 
@@ -132,7 +172,12 @@ bool Db::TableExists(std::string_view name) {
 }
 
 Result<Transaction> Transaction::Begin(Db& db) {
-  if (auto st = db.Exec("BEGIN IMMEDIATE"); !st.ok()) return st.error();
+  if (auto st = db.Exec("BEGIN IMMEDIATE"); !st.ok()) {
+    if ((sqlite3_errcode(db.raw()) & 0xFF) != SQLITE_BUSY) return st.error();
+    const auto limit = std::chrono::duration_cast<std::chrono::seconds>(DefaultLockWait().limit).count();
+    return Error{db.path(), fmt::format("another process held the write lock longer than kscope waits ({} s)", limit),
+                 "let the other kscope finish and try again, or wait longer: KSCOPE_LOCK_WAIT_S=SECONDS"};
+  }
   return Transaction(&db);
 }
 

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -73,8 +74,19 @@ class Stmt {
   Status status_;
 };
 
+// How long a connection waits for another process's write lock before it gives up, and
+// how often it says so on stderr while it waits.
+struct LockWait {
+  std::chrono::milliseconds limit{std::chrono::minutes(10)};
+  std::chrono::milliseconds first_note{std::chrono::seconds(1)};
+  std::chrono::milliseconds note_every{std::chrono::seconds(10)};
+};
+// The wait from $KSCOPE_LOCK_WAIT_S (seconds) when set, else 10 minutes.
+LockWait DefaultLockWait();
+
 class Db {
  public:
+  // Every connection waits for a busy database (LockWait) instead of failing at once.
   static Result<Db> Open(const std::string& path, OpenMode mode);
 
   Result<Stmt> Prepare(std::string_view sql);
@@ -87,11 +99,21 @@ class Db {
   [[nodiscard]] sqlite3* raw() const { return db_.get(); }
 
  private:
+  struct BusyState {
+    std::string path;
+    LockWait wait;
+    std::chrono::steady_clock::time_point since;
+    std::optional<std::chrono::milliseconds> last_note;
+  };
+  static int OnBusy(void* state, int count);
+
   std::unique_ptr<sqlite3, DbCloser> db_;
   std::string path_;
+  std::unique_ptr<BusyState> busy_;  // stable address for SQLite's busy handler
 };
 
-// BEGIN IMMEDIATE on construction; ROLLBACK on destruction unless Commit() succeeded.
+// BEGIN IMMEDIATE on construction (waiting for another writer as LockWait says); ROLLBACK on
+// destruction unless Commit() succeeded.
 class Transaction {
  public:
   static Result<Transaction> Begin(Db& db);

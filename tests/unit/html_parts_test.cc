@@ -35,7 +35,13 @@ TEST(JsonForScript, NothingCanEndTheScriptElement) {
 TEST(JsonForScript, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   const nlohmann::json value = {{"name", "kernel\xff"}};
   EXPECT_EQ(JsonForScript(value), "{\"name\":\"kernel\xEF\xBF\xBD\"}");
-  EXPECT_EQ(WithValidUtf8(value), nlohmann::json({{"name", "kernel\xEF\xBF\xBD"}}));
+}
+
+TEST(ForDisplay, EveryStringAndKeyValidUtf8WithControlCharactersEscaped) {
+  const nlohmann::json value = {{"name", "kernel\xff"},
+                                {"k\n", {std::string("a\0b\x07\tc\r\x7f", 8), 3, "\xC2\x85 \xC3\xA9"}}};
+  EXPECT_EQ(ForDisplay(value), nlohmann::json({{"name", "kernel\xEF\xBF\xBD"},
+                                               {"k\\n", {"a\\0b\\x07\\tc\\r\\x7f", 3, "\\u0085 \xC3\xA9"}}}));
 }
 
 TEST(JsonFields, MissingNullAndOtherTypesReadAsAbsent) {

@@ -2,6 +2,8 @@
 // import leaves it exactly as it was.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "analysis/nsys_events.h"
 #include "analysis/nsys_summaries.h"
 #include "import/import_files.h"
@@ -163,15 +165,54 @@ TEST(NsysImport, StoredRowsFollowTheExportWhateverTheThreads) {
 TEST(NsysImport, SeveralFilesMakeOneRunUnlessAskedOtherwise) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(s.ok());
-  auto one = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", kData + "tiny_cuda.sqlite"}, {});
+  const std::string copy = (std::filesystem::temp_directory_path() / "kscope_import_test_copy.sqlite").string();
+  std::filesystem::copy_file(kData + "tiny_cuda.sqlite", copy, std::filesystem::copy_options::overwrite_existing);
+  auto one = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", copy}, {});
   ASSERT_TRUE(one.ok());
   EXPECT_EQ((*one)[0].run_id, (*one)[1].run_id);
   import::ImportOptions each;
   each.run_per_file = true;
-  auto two = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", kData + "tiny_cuda.sqlite"}, each);
+  auto two = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", copy}, each);
+  std::filesystem::remove(copy);
   ASSERT_TRUE(two.ok());
   EXPECT_NE((*two)[0].run_id, (*two)[1].run_id);
   EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 3);
+}
+
+TEST(NsysImport, OneFileNamedTwiceIsRefusedBeforeAnythingIsWritten) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  // The second name is the same file by another path.
+  auto twice = import::ImportFiles(*s, {kData + "tiny_cuda.sqlite", kData + "../nsys/tiny_cuda.sqlite"}, {});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().Line(), "kscope: error: " + kData +
+                                      "../nsys/tiny_cuda.sqlite: named twice in one import (its events would be "
+                                      "counted twice); name each file once");
+  EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 0);
+}
+
+// kscope import asks for this unless --force; kscope profile, which imports its own fresh
+// export, does not.
+TEST(NsysImport, AFileAlreadyImportedIsRefusedWhenAsked) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  import::ImportOptions refuse;
+  refuse.refuse_known_content = true;
+  ASSERT_TRUE(import::ImportFiles(*s, {kData + "tiny_cuda.sqlite"}, refuse).ok());
+  // A copy by another name holds the same content.
+  const std::string copy = (std::filesystem::temp_directory_path() / "kscope_import_test_again.sqlite").string();
+  std::filesystem::copy_file(kData + "tiny_cuda.sqlite", copy, std::filesystem::copy_options::overwrite_existing);
+  auto again = import::ImportFiles(*s, {copy}, refuse);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().Line(), "kscope: error: " + copy +
+                                      ": already imported as run 1 (a file of the same content); use run 1, or import "
+                                      "it again with --force");
+  EXPECT_EQ(Count(*s, "SELECT count(*) FROM run"), 1);
+  auto forced = import::ImportFiles(*s, {copy}, {});
+  std::filesystem::remove(copy);
+  ASSERT_TRUE(forced.ok()) << forced.error().Line();
+  EXPECT_EQ(forced->front().run_id, 2);
+  EXPECT_EQ(Count(*s, "SELECT count(DISTINCT content_hash) FROM source_file"), 1);
 }
 
 TEST(NsysImport, AFailingFileRollsBackTheWholeImport) {

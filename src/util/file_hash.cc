@@ -1,0 +1,29 @@
+#include "util/file_hash.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <fstream>
+#include <vector>
+
+namespace kscope {
+
+Result<std::string> FileContentHash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path, "cannot be read", "check that the file exists and its permissions"};
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    for (size_t i = 0; i < got; ++i) {
+      hash ^= static_cast<uint8_t>(buffer[i]);
+      hash *= kPrime;
+    }
+  }
+  if (in.bad()) return Error{path, "could not be read to its end", "check the file and the disk"};
+  return fmt::format("fnv1a64:{:016x}", hash);
+}
+
+}  // namespace kscope
