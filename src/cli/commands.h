@@ -40,6 +40,7 @@ void RegisterConfig(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterReport(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterAtlas(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterDiff(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void RegisterQuery(CLI::App& app, const GlobalOptions& global, int& exit_code);
 
 // Prints an error as kscope's one line on stderr and returns the exit code for it.
 int Fail(const Error& error);

@@ -39,6 +39,7 @@ int Run(int argc, char** argv) {
   kscope::cli::RegisterImport(app, global, exit_code);
   kscope::cli::RegisterStats(app, global, exit_code);
   kscope::cli::RegisterRuns(app, global, exit_code);
+  kscope::cli::RegisterQuery(app, global, exit_code);
   kscope::cli::RegisterKernels(app, global, exit_code);
   kscope::cli::RegisterSchema(app, exit_code);
   kscope::cli::RegisterProfile(app, global, exit_code);

@@ -235,6 +235,39 @@ CREATE TABLE ncu_rule (
   FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
 );
 CREATE INDEX ncu_rule_launch ON ncu_rule(run_id, launch_id);
+-- Views for `kscope query`, pandas and the sqlite3 shell (docs/query.md): stable names and
+-- columns over the tables above, in portable SQL (joins and CASE only, no SQLite-only
+-- functions) so that a server database could take them over. Times in ns.
+
+-- One row per run, with its manifest; tags stay the JSON object text of run.tags.
+CREATE VIEW v_runs AS
+SELECT r.id AS run_id, r.imported_at, r.label, r.model, r.dtype, r.batch, r.tokens, r.gpu, r.driver,
+       r.cuda_version, r.nsys_export_version, r.nsys_tool_version, r.ncu_version, r.command, r.status,
+       r.tags
+FROM run r;
+
+-- One row per run and kernel name (demangled): the launches nsys traced and their GPU time,
+-- as kscope stats --report cuda_gpu_kern_sum shows them.
+CREATE VIEW v_kernels AS
+SELECT k.run_id, s.value AS kernel_name, k.n AS launches, k.total AS total_ns, k.mean AS avg_ns,
+       k.median AS median_ns, k.min AS min_ns, k.max AS max_ns, k.stddev AS stddev_ns
+FROM kernel_summary k JOIN string s ON s.id = k.name_id;
+
+-- One row per kernel launch that Nsight Compute profiled, with its launch shape.
+CREATE VIEW v_ncu_launches AS
+SELECT l.run_id, l.id AS launch_id, s.value AS kernel_name, l.process, l.device, l.cc,
+       l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.nvtx
+FROM ncu_launch l JOIN string s ON s.id = l.name_id;
+
+-- One row per profiled launch and metric: the value in its base unit (NULL when the metric
+-- is text, then in value_text).
+CREATE VIEW v_ncu_metrics AS
+SELECT m.run_id, m.launch_id, k.value AS kernel_name, n.value AS metric_name, m.value, m.text AS value_text,
+       m.unit
+FROM ncu_metric m
+JOIN ncu_launch l ON l.run_id = m.run_id AND l.id = m.launch_id
+JOIN string k ON k.id = l.name_id
+JOIN string n ON n.id = m.metric_id;
 )sql";
 }
 

@@ -1,0 +1,19 @@
+// kscope query: one read-only SQL statement over the store (its views are documented in
+// docs/query.md), its result as a report table.
+#pragma once
+
+#include <string_view>
+
+#include "report/table.h"
+#include "util/sqlite.h"
+#include "util/status.h"
+
+namespace kscope::report {
+
+// Runs `sql`, one statement that only reads, and returns its columns and rows: integers,
+// reals (with SQLite's text of them), text, NULL, and blobs as '[blob, N bytes]'. A statement
+// that would write, an empty one, or more than one is an error before anything runs. Open
+// `db` read-only as well: that, not this check, is what keeps the file unchanged.
+Result<Table> QueryTable(sql::Db& db, std::string_view sql);
+
+}  // namespace kscope::report

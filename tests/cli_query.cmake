@@ -1,0 +1,56 @@
+# kscope query through the binary, on the devset's tiny_cuda run (its nsys export and the ncu
+# raw page of its GEMM): CSV and JSON outputs compared whole; an INSERT exits 1 with one line
+# on stderr and leaves the database file byte for byte as it was.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(db "${WORK}/kscope.db")
+
+function(kscope expect_rc)
+  execute_process(COMMAND "${KSCOPE}" --db "${db}" ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "kscope ${ARGN} exited with ${rc}, not ${expect_rc}: ${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_equal what actual expected)
+  if(NOT actual STREQUAL expected)
+    message(FATAL_ERROR "${what}:\n--- expected\n${expected}\n--- actual\n${actual}")
+  endif()
+endfunction()
+
+kscope(0 import --model tiny_cuda "${DATA}/nsys/tiny_cuda.sqlite")
+kscope(0 import --run 1 "${DATA}/ncu/tiny_cuda_gemm_full_raw.csv")
+
+# nsys's own cuda_gpu_kern_sum for this export has these instances and totals.
+kscope(0 query --format csv "SELECT kernel_name, launches, total_ns FROM v_kernels ORDER BY total_ns DESC")
+expect_equal("v_kernels" "${out}" "kernel_name,launches,total_ns
+\"saxpy(int, float, const float *, float *)\",8,506297
+\"void tiled_gemm<(int)16>(int, const float *, const float *, float *)\",1,276028
+")
+# The raw page's "us 364.480000" for the one launch ncu profiled.
+kscope(0 query -f json "SELECT launch_id, metric_name, value, unit FROM v_ncu_metrics WHERE metric_name = 'gpu__time_duration.sum'")
+expect_equal("v_ncu_metrics" "${out}" "{
+  \"report\": \"query\",
+  \"rows\": [
+    {
+      \"launch_id\": 0,
+      \"metric_name\": \"gpu__time_duration.sum\",
+      \"value\": 364480.0,
+      \"unit\": \"ns\"
+    }
+  ]
+}
+")
+
+file(SHA256 "${db}" before)
+kscope(1 query "INSERT INTO run(imported_at) VALUES ('now')")
+expect_equal("INSERT's stderr" "${err}" "kscope: error: ${db}: query: kscope query only reads, and this statement would change the database; ask with SELECT (the views are in docs/query.md)
+")
+file(SHA256 "${db}" after)
+expect_equal("the database after an INSERT" "${after}" "${before}")
+kscope(0 query -f csv "SELECT count(*) AS runs FROM v_runs")
+expect_equal("v_runs after the INSERT" "${out}" "runs
+1
+")
