@@ -1,6 +1,6 @@
 # kscope atlas and kscope diff through the binary, on the devset's nsys exports: the atlas of a
 # tag's runs as CSV against a golden; diff's exit codes: 0 for a run against a second import of
-# its export, 3 when a --fail-if threshold trips (with its line on stderr), 1 for a missing run.
+# its export (--force: the same file again), 3 when a --fail-if threshold trips (with its line on stderr), 1 for a missing run.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(db "${WORK}/kscope.db")
@@ -15,7 +15,7 @@ function(kscope expect_rc)
 endfunction()
 
 kscope(0 import --model tiny_cuda --tag suite=devset "${DATA}/nsys/tiny_cuda.sqlite")
-kscope(0 import --model tiny_cuda "${DATA}/nsys/tiny_cuda.sqlite")
+kscope(0 import --force --model tiny_cuda "${DATA}/nsys/tiny_cuda.sqlite")  # the same export again, on purpose
 kscope(0 import --model llama --tag suite=devset "${DATA}/nsys/llama.sqlite")
 
 kscope(0 atlas --tag suite=devset --format csv)
