@@ -1,6 +1,7 @@
 # kscope atlas and kscope diff through the binary, on the devset's nsys exports: the atlas of a
 # tag's runs as CSV against a golden; diff's exit codes: 0 for a run against a second import of
-# its export (--force: the same file again), 3 when a --fail-if threshold trips (with its line on stderr), 1 for a missing run.
+# its export (--force: the same file again), 3 when a --fail-if threshold trips (with its line
+# on stderr), 1 for a missing run.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(db "${WORK}/kscope.db")
