@@ -13,6 +13,7 @@
 #include "import/import_files.h"
 #include "recorded_runner.h"
 #include "store/store.h"
+#include "util/sqlite.h"
 
 namespace kscope::testing {
 
@@ -51,6 +52,23 @@ inline int64_t ImportZoo(store::Store& store, const std::string& model, const st
     if (!import::ImportFiles(store, {ZooFile(model, f)}, opts).ok()) return -1;
   }
   return run;
+}
+
+// What a zoo model's nsys export says of each kernel name (demangled): launches and summed
+// duration, by SQL on the export itself.
+struct KernelSum {
+  int64_t launches = 0, ns = 0;
+};
+inline std::map<std::string, KernelSum> ExportKernels(const std::string& model) {
+  std::map<std::string, KernelSum> out;
+  auto db = sql::Db::Open(ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly);
+  if (!db.ok()) return out;
+  auto q = db->Prepare(
+      "SELECT s.value, count(*), sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+      "JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value");
+  if (!q.ok()) return out;
+  while (q->Step()) out[q->Text(0)] = {q->Int(1), q->Int(2)};
+  return out;
 }
 
 }  // namespace kscope::testing

@@ -43,19 +43,11 @@ RunDiff Diff(int64_t a, int64_t b) {
   return d.ok() ? std::move(d).value() : RunDiff{};
 }
 
-struct Sum {
-  int64_t launches = 0, ns = 0;
-};
-// Launches and summed duration per kernel name of a zoo export.
+using Sum = testing::KernelSum;
+// Launches and summed duration per kernel name of a zoo export (SQL on it), never empty.
 std::map<std::string, Sum> ExportKernels(const std::string& model) {
-  auto db = sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly);
-  EXPECT_TRUE(db.ok());
-  auto q = db->Prepare(
-      "SELECT s.value, count(*), sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-      "JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value");
-  EXPECT_TRUE(q.ok());
-  std::map<std::string, Sum> out;
-  while (q->Step()) out[q->Text(0)] = {q->Int(1), q->Int(2)};
+  auto out = testing::ExportKernels(model);
+  EXPECT_FALSE(out.empty()) << model;
   return out;
 }
 

@@ -52,19 +52,10 @@ Atlas Build(const analysis::atlas::RunFilter& filter, Grouping grouping) {
   return atlas.ok() ? std::move(atlas).value() : Atlas{};
 }
 
-// What the export says of each kernel name: launches and summed duration.
-struct Sum {
-  int64_t launches = 0, ns = 0;
-};
+using Sum = testing::KernelSum;
+// Launches and summed duration per kernel name of a zoo export (SQL on it), never empty.
 std::map<std::string, Sum> ExportKernels(const std::string& model) {
-  auto db = sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly);
-  EXPECT_TRUE(db.ok());
-  auto q = db->Prepare(
-      "SELECT s.value, count(*), sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-      "JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value");
-  EXPECT_TRUE(q.ok());
-  std::map<std::string, Sum> out;
-  while (q->Step()) out[q->Text(0)] = {q->Int(1), q->Int(2)};
+  auto out = testing::ExportKernels(model);
   EXPECT_FALSE(out.empty()) << model;
   return out;
 }

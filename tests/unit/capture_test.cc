@@ -21,6 +21,7 @@
 #include "capture/tools.h"
 #include "config/config.h"
 #include "import/import_files.h"
+#include "llama_store_fixture.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 #include "test_support.h"
@@ -260,32 +261,7 @@ TEST(ToolOutput, NsysReportsAndTheMissingImporter) {
 
 // ---- selection on the devset's Llama export ----
 
-class SelectionTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
-    ASSERT_TRUE(s.ok());
-    store_ = new store::Store(std::move(s).value());
-    auto out = import::ImportFiles(*store_, {testing::NsysData("llama.sqlite")}, {});
-    ASSERT_TRUE(out.ok()) << out.error().Line();
-    run_ = out->front().run_id;
-  }
-  static void TearDownTestSuite() {
-    delete store_;
-    store_ = nullptr;
-  }
-  static std::vector<int64_t> Starts(const std::vector<int64_t>& rows) {
-    auto cols = store::ReadColumns(store_->db(), run_, store::kKernelStream, {store::kernel::kStart});
-    std::vector<int64_t> out;
-    for (int64_t r : rows) out.push_back((*cols)[0][static_cast<size_t>(r)]);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-  static store::Store* store_;
-  static int64_t run_;
-};
-store::Store* SelectionTest::store_ = nullptr;
-int64_t SelectionTest::run_ = 0;
+class SelectionTest : public testing::LlamaStore {};
 
 // The same selection computed by SQL on the export itself: kernels whose launching call lies
 // in the decode range, by mangled name; per launch configuration the 3rd to 5th launch.

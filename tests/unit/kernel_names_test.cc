@@ -12,6 +12,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "names_support.h"
 #include "test_support.h"
 
 namespace kscope {
@@ -23,32 +24,10 @@ using analysis::KernelMatchKey;
 
 const std::string kNames = std::string(KSCOPE_TEST_DATA_DIR) + "/names/";
 
-struct NameRow {
-  std::string source;    // nsys, ncu, torch
-  std::string workload;  // llama, tiny_cuda
-  std::string name;      // nsys: the demangled name
-  std::string mangled;   // nsys only
-};
+using testing::FeatureText;
+using testing::NameRow;
 
-std::vector<NameRow> ReadNames() {
-  std::vector<NameRow> rows;
-  std::istringstream in(testing::ReadFile(kNames + "kernel_names.tsv"));
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.starts_with("#")) continue;
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
-    if (f.size() < 3) continue;
-    rows.push_back({f[0], f[1], f[2], f.size() > 3 ? f[3] : ""});
-  }
-  return rows;
-}
-
-std::string Features(const KernelIdentity& k) {
-  std::string out;
-  for (const auto& f : k.features) out += (out.empty() ? "" : ", ") + f.key + "=" + f.value;
-  return out.empty() ? "-" : out;
-}
+std::vector<NameRow> ReadNames() { return testing::ReadNameRows("kernel_names.tsv"); }
 
 // What a spelling says beyond the name itself: its base, and where it differs from the
 // kernel's nsys spelling, family, library or features (never, when the rules are right).
@@ -59,7 +38,7 @@ void Spelling(std::ostream& out, std::string_view label, const std::string& name
   out << "  base       " << k.base << "\n";
   if (k.family != first.family) out << "  family     " << k.family << "\n";
   if (k.library != first.library) out << "  library    " << analysis::LibraryName(k.library) << "\n";
-  if (k.features != first.features) out << "  features   " << Features(k) << "\n";
+  if (k.features != first.features) out << "  features   " << FeatureText(k) << "\n";
 }
 
 // One block per kernel of an nsys export: identity, then each spelling (nsys's, the
@@ -75,7 +54,7 @@ std::string IdentityReport(const std::vector<NameRow>& rows) {
     std::ostringstream out;
     out << "== " << r.workload << ": " << key << "\n"
         << "family       " << k.family << "\nlibrary      " << analysis::LibraryName(k.library) << "\n"
-        << "features     " << Features(k) << "\n";
+        << "features     " << FeatureText(k) << "\n";
     Spelling(out, "nsys         ", r.name, k);
     if (r.mangled != r.name) Spelling(out, "mangled      ", r.mangled, k);
     for (const auto& other : rows) {
@@ -180,12 +159,12 @@ TEST(KernelNames, TrickySpellings) {
   EXPECT_EQ(k.base, "ns::k");
   EXPECT_EQ(k.family, "k");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kUser);
-  EXPECT_EQ(Features(k), "template=&table, pair<int,vector<float>>");
+  EXPECT_EQ(FeatureText(k), "template=&table, pair<int,vector<float>>");
   EXPECT_EQ(KernelMatchKey("void ns::k<& ns::table>(int&)"), KernelMatchKey("void ns::k<&ns::table>(int &)"));
   // A lambda as the kernel's own template argument, and operator() in a qualified name.
   k = IdentifyKernel("void ns::launch<ns::S::operator ()(int) const::[lambda(int) (instance 1)]>(T1)");
   EXPECT_EQ(k.base, "ns::launch");
-  EXPECT_EQ(Features(k), "template=operator()::{lambda(int)#1}");
+  EXPECT_EQ(FeatureText(k), "template=operator()::{lambda(int)#1}");
   // Empty, garbage, unbalanced, and what the demangler rejects: back as given, no family rules.
   for (const std::string_view s : {"", "<<<", ")))(((", "{lambda(", "[lambda(int) (instance", "_Znot_mangled"}) {
     k = IdentifyKernel(s);
@@ -203,19 +182,19 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
   auto k = IdentifyKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kNccl);
   EXPECT_EQ(k.family, "nccl:AllReduce");
-  EXPECT_EQ(Features(k), "op=AllReduce, algo=RING, proto=LL, redop=Sum, dtype=f32");
+  EXPECT_EQ(FeatureText(k), "op=AllReduce, algo=RING, proto=LL, redop=Sum, dtype=f32");
   k = IdentifyKernel("triton_poi_fused_add_mul_0");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kTriton);
   EXPECT_EQ(k.family, "triton_pointwise:add+mul");
-  EXPECT_EQ(Features(k), "kind=pointwise, index=0");
+  EXPECT_EQ(FeatureText(k), "kind=pointwise, index=0");
   k = IdentifyKernel("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>, true>(Flash_fwd_params)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kFlashAttention);
   EXPECT_EQ(k.family, "flash_fwd_kernel");
-  EXPECT_EQ(Features(k), "op=attention, template=Flash_fwd_kernel_traits<128,64>, 1");
+  EXPECT_EQ(FeatureText(k), "op=attention, template=Flash_fwd_kernel_traits<128,64>, 1");
   k = IdentifyKernel("ampere_sgemm_128x64_nn");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kCublas);
   EXPECT_EQ(k.family, "cublas_gemm");
-  EXPECT_EQ(Features(k), "op=gemm, arch=ampere, math=s, tile=128x64, layout=nn");
+  EXPECT_EQ(FeatureText(k), "op=gemm, arch=ampere, math=s, tile=128x64, layout=nn");
   k = IdentifyKernel(
       "void gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float, false, true, true, false, 7, "
       "false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const __nv_bfloat16>, "
@@ -223,14 +202,14 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
       "(T13)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kCublas);
   EXPECT_EQ(k.family, "gemv");
-  EXPECT_EQ(Features(k), "op=gemv, variant=gemvx");
+  EXPECT_EQ(FeatureText(k), "op=gemv, variant=gemvx");
   k = IdentifyKernel(
       "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
       "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<const float>, "
       "cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>, float>>"
       "(T12, T6, T6)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kCublas);
-  EXPECT_EQ(Features(k), "op=gemv, variant=gemv2T_kernel_val");
+  EXPECT_EQ(FeatureText(k), "op=gemv, variant=gemv2T_kernel_val");
   // PyTorch's FlashAttention and memory-efficient attention, CUB's sorts.
   k = IdentifyKernel(
       "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
@@ -243,7 +222,7 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
       "bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)");
   EXPECT_EQ(k.library, analysis::KernelLibrary::kFlashAttention);
   EXPECT_EQ(k.family, "fmha_cutlassF");
-  EXPECT_EQ(Features(k), "op=attention, variant=aligned, arch=sm80, dtype=bf16, tile=64x64, options=rf");
+  EXPECT_EQ(FeatureText(k), "op=attention, variant=aligned, arch=sm80, dtype=bf16, tile=64x64, options=rf");
   k = IdentifyKernel(
       "void cub::CUB_200200_900_NS::DeviceRadixSortOnesweepKernel<cub::CUB_200200_900_NS::"
       "DeviceRadixSortPolicy<long, long, int>::Policy800, false, long, long, int, int>(T5 *, T5 *, "
@@ -252,7 +231,7 @@ TEST(KernelNames, LibrariesOutsideTheDevset) {
   EXPECT_EQ(k.family, "DeviceRadixSortOnesweepKernel");
   k = IdentifyKernel("nvjet_sm90_hsh_128x256_64x4_2x1_v_bz_coopB_NNT");
   EXPECT_EQ(k.family, "nvjet_gemm");
-  EXPECT_EQ(Features(k),
+  EXPECT_EQ(FeatureText(k),
             "op=gemm, arch=sm90, dtype=hsh, input=fp16, compute=fp32, output=fp16, tile=128x256, tile_k=64, "
             "stages=4, cluster=2x1, raster=v, schedule=coopB, layout=NNT, options=bz");
 }

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "analysis/kernel_names.h"
+#include "names_support.h"
 #include "test_support.h"
 
 namespace kscope {
@@ -23,39 +24,17 @@ using analysis::KernelMatchKey;
 
 const std::string kNames = std::string(KSCOPE_TEST_DATA_DIR) + "/names/";
 
-struct ZooName {
-  std::string source;    // nsys, ncu
-  std::string workload;  // the zoo model
-  std::string name;      // nsys: the demangled name
-  std::string mangled;   // nsys only
-};
+using testing::FeatureText;
+using testing::NameRow;
 
-std::vector<ZooName> ReadZooNames() {
-  std::vector<ZooName> rows;
-  std::istringstream in(testing::ReadFile(kNames + "zoo_kernel_names.tsv"));
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.starts_with("#")) continue;
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
-    if (f.size() < 3) continue;
-    rows.push_back({f[0], f[1], f[2], f.size() > 3 ? f[3] : ""});
-  }
-  return rows;
-}
-
-std::string Features(const KernelIdentity& k) {
-  std::string out;
-  for (const auto& f : k.features) out += (out.empty() ? "" : ", ") + f.key + "=" + f.value;
-  return out.empty() ? "-" : out;
-}
+std::vector<NameRow> ReadZooNames() { return testing::ReadNameRows("zoo_kernel_names.tsv"); }
 
 // One line per distinct name: library, family, features, name; by library, family, name.
-std::string FamilyTable(const std::vector<ZooName>& rows) {
+std::string FamilyTable(const std::vector<NameRow>& rows) {
   std::set<std::tuple<std::string, std::string, std::string, std::string>> lines;
   for (const auto& r : rows) {
     const auto k = IdentifyKernel(r.name);
-    lines.emplace(std::string(analysis::LibraryName(k.library)), k.family, Features(k), r.name);
+    lines.emplace(std::string(analysis::LibraryName(k.library)), k.family, FeatureText(k), r.name);
   }
   std::string out =
       "# library\tfamily\tfeatures\tname: every distinct kernel name of the zoo (zoo_kernel_names.tsv), checked by "

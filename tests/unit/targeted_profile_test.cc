@@ -12,6 +12,7 @@
 #include "capture/ncu_catalog.h"
 #include "capture/selection.h"
 #include "import/import_files.h"
+#include "llama_store_fixture.h"
 #include "recorded_runner.h"
 #include "store/event_reader.h"
 #include "test_support.h"
@@ -20,29 +21,13 @@
 namespace kscope {
 namespace {
 
-class Targeted : public ::testing::Test {
+class Targeted : public testing::LlamaStore {
  protected:
-  static void SetUpTestSuite() {
-    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
-    ASSERT_TRUE(s.ok());
-    store_ = new store::Store(std::move(s).value());
-    auto out = import::ImportFiles(*store_, {testing::NsysData("llama.sqlite")}, {});
-    ASSERT_TRUE(out.ok()) << out.error().Line();
-    run_ = out->front().run_id;
-  }
-  static void TearDownTestSuite() {
-    delete store_;
-    store_ = nullptr;
-  }
   // The kernel starts of the rows ncu will profile, sorted.
   static std::vector<int64_t> Profiled(const capture::Selection& sel) {
-    auto cols = store::ReadColumns(store_->db(), run_, store::kKernelStream, {store::kernel::kStart});
-    std::vector<int64_t> out;
-    for (const auto& p : sel.passes) {
-      for (int64_t r : p.profiled_rows) out.push_back((*cols)[0][static_cast<size_t>(r)]);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
+    std::vector<int64_t> rows;
+    for (const auto& p : sel.passes) rows.insert(rows.end(), p.profiled_rows.begin(), p.profiled_rows.end());
+    return Starts(rows);
   }
   // Kernel starts chosen by SQL on the export: launches whose call lies inside `inside` (all
   // when empty) and outside `outside`, whose demangled name contains `part`, numbered per
@@ -70,11 +55,7 @@ class Targeted : public ::testing::Test {
     while (q->Step()) out.push_back(q->Int(0));
     return out;
   }
-  static store::Store* store_;
-  static int64_t run_;
 };
-store::Store* Targeted::store_ = nullptr;
-int64_t Targeted::run_ = 0;
 
 const std::string kConfigPartition = "mangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, dynamicSharedMemory";
 
