@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <optional>
 
 #include "capture/commands.h"
 #include "capture/ncu_catalog.h"
@@ -145,11 +146,13 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                               check.missing.size(), missing);
   }
 
-  // With a discovery run given, a selection mistake (a kernel or range that is not there) is
-  // found before a run is made for it.
+  // With a discovery run given, the selection is made now, so a mistake (a kernel or range
+  // that is not there) is found before a run is made for it; step 2 uses it.
+  std::optional<Selection> early;
   if (req.discovery_run != 0) {
     auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu));
     if (!sel.ok()) return sel.error();
+    early = std::move(sel).value();
   }
 
   // The run, in the store and on disk, before anything long starts.
@@ -339,7 +342,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   }
 
   // 2. Selection, and what the installed ncu offers of the metrics it will be asked for.
-  auto sel = SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu));
+  Result<Selection> sel = early ? Result<Selection>(std::move(*early))
+                                : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu));
   if (!sel.ok()) return finish(sel.error());
   if (!metric_note.empty()) sel->notes.push_back(metric_note);
   cap.manifest["ncu_settings"]["metrics"] = metrics;
