@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "analysis/timeline.h"
+#include "analysis/timeline/timeline.h"
 #include "bench_inputs.h"
 #include "config/config.h"
 #include "import/import_files.h"

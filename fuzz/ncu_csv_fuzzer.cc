@@ -10,9 +10,9 @@
 #include <fstream>
 #include <string>
 
-#include "analysis/bottleneck.h"
-#include "analysis/ncu_kernel_sections.h"
-#include "analysis/roofline.h"
+#include "analysis/kernels/bottleneck.h"
+#include "analysis/kernels/ncu_kernel_sections.h"
+#include "analysis/kernels/roofline.h"
 #include "import/import_files.h"
 #include "report/kernel_reports.h"
 #include "store/store.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 #include "test_support.h"
 
 namespace kscope::testing {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "analysis/timeline.h"
+#include "analysis/timeline/timeline.h"
 
 namespace kscope::testing {
 

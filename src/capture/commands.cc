@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/launch_flops.h"
+#include "analysis/kernels/launch_flops.h"
 
 namespace kscope::capture {
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 

@@ -11,10 +11,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "analysis/kernel_names.h"
-#include "analysis/launch_links.h"
-#include "analysis/nsys_events.h"
-#include "analysis/nsys_facts.h"
+#include "analysis/names/kernel_names.h"
+#include "analysis/timeline/launch_links.h"
+#include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/nsys_facts.h"
 #include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bottleneck.h"
-#include "analysis/timeline.h"
+#include "analysis/kernels/bottleneck.h"
+#include "analysis/timeline/timeline.h"
 #include "util/status.h"
 
 namespace kscope::config {
@@ -65,7 +65,7 @@ struct NcuConfig {
   std::vector<std::string> extra_args;
 };
 
-// What the model FLOP count needs (analysis/model_flops.h): the model, and what each NVTX
+// What the model FLOP count needs (analysis/stages/model_flops.h): the model, and what each NVTX
 // stage does with it.
 struct ModelConfig {
   std::string name, dtype;
@@ -82,7 +82,7 @@ struct ModelConfig {
   std::map<std::string, std::string> stage_passes;  // forward | backward | training, per stage
 };
 
-// How stages are summarised (analysis/stage_steady.h).
+// How stages are summarised (analysis/stages/stage_steady.h).
 struct StagesConfig {
   int64_t warmup = 1;  // instances of each stage left out of MFU and verdicts as warm-up
 };

@@ -7,8 +7,8 @@
 #include <memory>
 #include <set>
 
-#include "analysis/ncu_timeline_link.h"
-#include "analysis/nsys_summaries.h"
+#include "analysis/kernels/ncu_timeline_link.h"
+#include "analysis/timeline/nsys_summaries.h"
 #include "import/importer.h"
 #include "util/file_hash.h"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/nsys_facts.h"
+#include "analysis/timeline/nsys_facts.h"
 #include "capture/ncu_tool.h"
 #include "store/store.h"
 #include "util/status.h"

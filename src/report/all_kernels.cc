@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "analysis/kernel_names.h"
-#include "analysis/ncu_launches.h"
+#include "analysis/kernels/ncu_launches.h"
+#include "analysis/names/kernel_names.h"
 #include "report/nsys_numbers.h"
 #include "report/nsys_stats.h"
 #include "report/run_report.h"

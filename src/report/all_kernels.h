@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "analysis/bottleneck.h"
+#include "analysis/kernels/bottleneck.h"
 #include "report/table.h"
 #include "store/store.h"
 #include "util/status.h"

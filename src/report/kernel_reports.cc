@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <charconv>
 
-#include "analysis/kernel_names.h"
-#include "analysis/ncu_kernel_sections.h"
-#include "analysis/roofline.h"
+#include "analysis/kernels/ncu_kernel_sections.h"
+#include "analysis/kernels/roofline.h"
+#include "analysis/names/kernel_names.h"
 #include "report/ncu_numbers.h"
 
 namespace kscope::report {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bottleneck.h"
+#include "analysis/kernels/bottleneck.h"
 #include "report/table.h"
 #include "store/store.h"
 #include "util/status.h"

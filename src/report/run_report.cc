@@ -1,6 +1,6 @@
 #include "report/run_report.h"
 
-#include "analysis/timeline.h"
+#include "analysis/timeline/timeline.h"
 #include "report/run_report_parts.h"
 
 namespace kscope::report {

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/kernel_names.h"
-#include "analysis/ncu_kernel_sections.h"
-#include "analysis/roofline.h"
+#include "analysis/kernels/ncu_kernel_sections.h"
+#include "analysis/kernels/roofline.h"
+#include "analysis/names/kernel_names.h"
 #include "report/nsys_stats.h"
 #include "report/run_report_parts.h"
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bottleneck.h"
-#include "analysis/ncu_launches.h"
-#include "analysis/nsys_events.h"
-#include "analysis/timeline.h"
+#include "analysis/kernels/bottleneck.h"
+#include "analysis/kernels/ncu_launches.h"
+#include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/timeline.h"
 #include "config/config.h"
 #include "store/store.h"
 #include "util/status.h"

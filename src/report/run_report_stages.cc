@@ -5,11 +5,11 @@
 #include <set>
 #include <unordered_map>
 
-#include "analysis/kernel_names.h"
-#include "analysis/model_flops.h"
-#include "analysis/stage_mfu.h"
-#include "analysis/stage_steady.h"
-#include "analysis/stages.h"
+#include "analysis/names/kernel_names.h"
+#include "analysis/stages/model_flops.h"
+#include "analysis/stages/stage_mfu.h"
+#include "analysis/stages/stage_steady.h"
+#include "analysis/stages/stages.h"
 #include "report/run_report_parts.h"
 
 namespace kscope::report::parts {

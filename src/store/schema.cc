@@ -103,7 +103,7 @@ CREATE TABLE import_problem (
 );
 CREATE INDEX import_problem_run ON import_problem(run_id);
 
--- Derived at import from the event streams (analysis/nsys_summaries.cc). Values are exact
+-- Derived at import from the event streams (analysis/timeline/nsys_summaries.cc). Values are exact
 -- (not rounded); reports round them the way nsys does. Durations in ns, sizes in bytes.
 -- The duration statistics of a group: n, total, mean, median, min, max, sample stddev.
 

@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "analysis/ncu_kernel_sections.h"
+#include "analysis/kernels/ncu_kernel_sections.h"
 #include "import/import_files.h"
 #include "report/ncu_numbers.h"
 #include "test_support.h"

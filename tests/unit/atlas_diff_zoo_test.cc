@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/atlas/diff.h"
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 #include "report/diff_report.h"
 #include "zoo_support.h"
 

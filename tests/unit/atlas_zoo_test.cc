@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "analysis/atlas/atlas.h"
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 #include "report/atlas_report.h"
 #include "report/kernel_reports.h"
 #include "zoo_support.h"

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/bottleneck.h"
-#include "analysis/ncu_launches.h"
+#include "analysis/kernels/bottleneck.h"
+#include "analysis/kernels/ncu_launches.h"
 #include "import/import_files.h"
 #include "report/kernel_reports.h"
 #include "report/table.h"

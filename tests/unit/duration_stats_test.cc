@@ -1,8 +1,8 @@
-#include "analysis/duration_stats.h"
+#include "analysis/timeline/duration_stats.h"
 
 #include <gtest/gtest.h>
 
-#include "analysis/nsys_facts.h"
+#include "analysis/timeline/nsys_facts.h"
 
 namespace kscope::analysis {
 namespace {

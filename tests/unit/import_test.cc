@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "analysis/nsys_events.h"
-#include "analysis/nsys_summaries.h"
+#include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/nsys_summaries.h"
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
 #include "store/event_reader.h"

@@ -1,7 +1,7 @@
 // Kernel names: every distinct kernel name of the devset (tests/data/names/kernel_names.tsv,
 // written by extract.sh) against the hand-checked identities in kernel_identity.txt, the
 // match key linking ncu's and the demangler's spellings to nsys's, and tricky spellings.
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 
 #include <gtest/gtest.h>
 

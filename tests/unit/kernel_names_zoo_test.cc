@@ -11,7 +11,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 #include "names_support.h"
 #include "test_support.h"
 

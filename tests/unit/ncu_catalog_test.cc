@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "analysis/launch_flops.h"
+#include "analysis/kernels/launch_flops.h"
 #include "capture/profile.h"
 #include "recorded_runner.h"
 

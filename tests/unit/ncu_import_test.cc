@@ -7,8 +7,8 @@
 #include <fstream>
 #include <regex>
 
-#include "analysis/ncu_launches.h"
-#include "analysis/roofline.h"
+#include "analysis/kernels/ncu_launches.h"
+#include "analysis/kernels/roofline.h"
 #include "import/import_files.h"
 #include "import/ncu/units.h"
 #include "test_support.h"

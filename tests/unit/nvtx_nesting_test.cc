@@ -1,4 +1,4 @@
-#include "analysis/nvtx_nesting.h"
+#include "analysis/stages/nvtx_nesting.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "analysis/stages.h"
+#include "analysis/stages/stages.h"
 #include "import/import_files.h"
 #include "test_support.h"
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "analysis/ncu_launches.h"
+#include "analysis/kernels/ncu_launches.h"
 #include "import/import_files.h"
 #include "report/query_table.h"
 #include "test_support.h"

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/stages.h"
+#include "analysis/stages/stages.h"
 #include "capture/profile.h"
 #include "import/import_files.h"
 #include "import/ncu/csv_records.h"

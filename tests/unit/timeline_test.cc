@@ -1,7 +1,7 @@
 // The timeline diagnosis on the devset's nsys exports: its figures against independent
 // computations made with SQL on the export files, the Llama decode stage found launch-bound,
 // the whole diagnosis against a golden file, and edge cases.
-#include "analysis/timeline.h"
+#include "analysis/timeline/timeline.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <map>
 #include <optional>
 
-#include "analysis/api_names.h"
+#include "analysis/names/api_names.h"
 #include "import/import_files.h"
 #include "test_support.h"
 #include "timeline_printer.h"

@@ -12,9 +12,9 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/model_flops.h"
-#include "analysis/stage_steady.h"
-#include "analysis/stages.h"
+#include "analysis/stages/model_flops.h"
+#include "analysis/stages/stage_steady.h"
+#include "analysis/stages/stages.h"
 #include "capture/commands.h"
 #include "capture/selection.h"
 #include "report/run_report.h"
@@ -176,7 +176,7 @@ SELECT count(*), sum(ns) FROM k)sql";
   EXPECT_EQ(names, (std::vector<std::string>{"backward", "forward", "optimizer", "step"}));
 }
 
-// N by hand from each zoo model's config.json (analysis/model_flops.h).
+// N by hand from each zoo model's config.json (analysis/stages/model_flops.h).
 TEST(ModelFlops, FromHuggingFaceConfigs) {
   auto params = [](const std::string& model) {
     config::ModelConfig m;

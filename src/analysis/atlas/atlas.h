@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bottleneck.h"
+#include "analysis/kernels/bottleneck.h"
 #include "store/store.h"
 #include "util/status.h"
 

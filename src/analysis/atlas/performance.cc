@@ -5,8 +5,8 @@
 #include <unordered_map>
 
 #include "analysis/atlas/parts.h"
-#include "analysis/kernel_names.h"
-#include "analysis/ncu_launches.h"
+#include "analysis/kernels/ncu_launches.h"
+#include "analysis/names/kernel_names.h"
 
 namespace kscope::analysis::atlas {
 

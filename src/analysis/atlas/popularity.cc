@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/atlas/parts.h"
-#include "analysis/kernel_names.h"
+#include "analysis/names/kernel_names.h"
 
 namespace kscope::analysis::atlas {
 

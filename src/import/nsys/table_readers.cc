@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "analysis/nvtx_nesting.h"
+#include "analysis/stages/nvtx_nesting.h"
 
 namespace kscope::import::nsys {
 

@@ -5,8 +5,8 @@
 #include <deque>
 #include <unordered_map>
 
-#include "analysis/launch_index.h"
-#include "analysis/nsys_facts.h"
+#include "analysis/timeline/launch_index.h"
+#include "analysis/timeline/nsys_facts.h"
 #include "import/nsys/read_context.h"
 
 namespace kscope::import::nsys {

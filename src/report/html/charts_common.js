@@ -27,7 +27,7 @@ kscopeCharts.shortName = (name, limit = 48) => {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}\u2026`;
 };
 
-// Bottleneck classes as kscope names them (analysis/bottleneck.cc), then any others.
+// Bottleneck classes as kscope names them (analysis/kernels/bottleneck.cc), then any others.
 kscopeCharts.bottleneckColors = (values) => {
   const known = [
     ['compute', '#d62728'], ['mixed', '#e377c2'], ['memory (DRAM)', '#1f77b4'], ['memory (L1/L2)', '#17becf'],
