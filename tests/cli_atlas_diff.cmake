@@ -27,6 +27,14 @@ if(NOT same EQUAL 0)
   message(FATAL_ERROR "kscope atlas differs from ${EXPECTED} (this run's: ${WORK}/atlas.csv)")
 endif()
 
+# One view alone: the same table as in the whole output.
+set(all "${out}")
+kscope(0 atlas --tag suite=devset --view signals --format csv)
+string(FIND "${all}" "${out}" at)
+if(at EQUAL -1 OR NOT out MATCHES "^Signal,State,")
+  message(FATAL_ERROR "kscope atlas --view signals is not the signals part of the whole output: ${out}")
+endif()
+
 kscope(0 diff 1 2 --fail-if "gpu_time_pct>0" --fail-if "appeared>0" --fail-if "vanished>0")
 if(NOT err STREQUAL "")
   message(FATAL_ERROR "kscope diff 1 2 printed on stderr: ${err}")

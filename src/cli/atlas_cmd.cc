@@ -1,5 +1,6 @@
 // kscope atlas: kernel families (or kernels) across the runs of the database or a selection:
-// popularity per model from nsys, performance from ncu.
+// popularity per model from nsys; performance, launch correlates and systemic signals from ncu.
+#include <algorithm>
 #include <iostream>
 
 #include "analysis/atlas/atlas.h"
@@ -14,8 +15,19 @@ namespace {
 struct AtlasArgs {
   std::vector<int64_t> runs;
   std::vector<std::string> tags;
+  std::vector<std::string> views;
   std::string label, model, gpu, by = "family", format = "table";
 };
+
+// The tables of each view, in the order of kViews.
+constexpr const char* kViews[] = {"popularity", "performance", "correlates", "signals"};
+
+std::vector<report::Table> ViewTables(const std::string& view, const analysis::atlas::Atlas& atlas) {
+  if (view == "popularity") return {report::AtlasPopularityTable(atlas)};
+  if (view == "performance") return {report::AtlasPerformanceTable(atlas)};
+  if (view == "correlates") return {report::AtlasCorrelatesTable(atlas), report::AtlasOutliersTable(atlas)};
+  return {report::AtlasSignalsTable(atlas), report::AtlasSignalFamiliesTable(atlas)};
+}
 
 Result<analysis::atlas::RunFilter> ToFilter(const AtlasArgs& a) {
   ManifestArgs m;
@@ -39,16 +51,22 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   const auto grouping = a.by == "kernel" ? analysis::atlas::Grouping::kKernel : analysis::atlas::Grouping::kFamily;
-  auto atlas = analysis::atlas::BuildAtlas(*store, *filter, grouping, cfg->classify);
+  auto atlas = analysis::atlas::BuildAtlas(*store, *filter, grouping, {cfg->classify, cfg->atlas});
   if (!atlas.ok()) return Fail(atlas.error());
   if (a.format == "json") {
     std::cout << report::AtlasJson(*atlas).dump(2) << "\n";
     return 0;
   }
   const auto format = a.format == "csv" ? report::Format::kCsv : report::Format::kTable;
-  report::Write(report::AtlasPopularityTable(*atlas), format, std::cout);
-  std::cout << "\n";
-  report::Write(report::AtlasPerformanceTable(*atlas), format, std::cout);
+  bool first = true;
+  for (const char* view : kViews) {
+    if (!a.views.empty() && std::find(a.views.begin(), a.views.end(), view) == a.views.end()) continue;
+    for (const auto& table : ViewTables(view, *atlas)) {
+      if (!first) std::cout << "\n";
+      first = false;
+      report::Write(table, format, std::cout);
+    }
+  }
   return 0;
 }
 
@@ -62,6 +80,10 @@ void RegisterAtlas(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   cmd->add_option("--label", a->label, "only runs with this label");
   cmd->add_option("--model", a->model, "only runs of this manifest model");
   cmd->add_option("--gpu", a->gpu, "only runs on this GPU (as kscope runs shows it)");
+  cmd->add_option("--view", a->views,
+                  "popularity, performance, correlates (with the outliers) or signals (repeatable; default: all; "
+                  "the terminal and CSV views)")
+      ->check(CLI::IsMember({"popularity", "performance", "correlates", "signals"}));
   cmd->add_option("--by", a->by, "family or kernel")->check(CLI::IsMember({"family", "kernel"}));
   cmd->add_option("--format,-f", a->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([a, &global, &exit_code] { exit_code = Run(*a, global); });

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/atlas/thresholds.h"
 #include "analysis/kernels/bottleneck.h"
 #include "analysis/timeline/timeline.h"
 #include "util/status.h"
@@ -94,6 +95,7 @@ struct Config {
   NcuConfig ncu;
   analysis::ClassifyThresholds classify;
   analysis::TimelineThresholds timeline;
+  analysis::atlas::AtlasThresholds atlas;
   StagesConfig stages;
   ModelConfig model;
   // sweep: key -> values; a key is a config key (dotted) or a name the command uses as {name}

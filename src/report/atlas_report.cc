@@ -134,6 +134,8 @@ nlohmann::json AtlasJson(const Atlas& atlas) {
     if (by_kernel) row["kernel"] = p.key;
     out["performance"].push_back(std::move(row));
   }
+  out["correlates"] = AtlasCorrelatesJson(atlas);
+  out["signals"] = AtlasSignalsJson(atlas);
   return out;
 }
 

@@ -17,6 +17,26 @@ Table AtlasPopularityTable(const analysis::atlas::Atlas& atlas);
 // bottleneck-class mix and the mix of the launches' top stall reasons.
 Table AtlasPerformanceTable(const analysis::atlas::Atlas& atlas);
 
+// Family (or kernel), library, its figure (% of roof or SM %), launches with it and their
+// median, then per launch parameter and bin: the bin's launches and figure, median [p25-p75].
+Table AtlasCorrelatesTable(const analysis::atlas::Atlas& atlas);
+
+// Per outlying launch configuration: its family's figure and median, the kernel (its base name:
+// no template arguments or parameters; JSON has the full name), grid, block,
+// waves, registers, shared memory, launches, models, its median and its % of the family's.
+Table AtlasOutliersTable(const analysis::atlas::Atlas& atlas);
+
+// Per signal: its state, how many families show it of those with the metrics, their models
+// and share of GPU time, the rule and the metrics it rests on.
+Table AtlasSignalsTable(const analysis::atlas::Atlas& atlas);
+
+// Per signal and family that shows it: launches with the metrics, those showing it, models,
+// GPU time and the signal's figure.
+Table AtlasSignalFamiliesTable(const analysis::atlas::Atlas& atlas);
+
+nlohmann::json AtlasCorrelatesJson(const analysis::atlas::Atlas& atlas);
+nlohmann::json AtlasSignalsJson(const analysis::atlas::Atlas& atlas);
+
 // The whole atlas; docs/atlas.md describes its fields.
 nlohmann::json AtlasJson(const analysis::atlas::Atlas& atlas);
 

@@ -25,15 +25,6 @@ struct KernelRow {
 
 Decimal Num(double v, int decimals) { return {v, fmt::format("{:.{}f}", v, decimals)}; }
 
-// The precision that did the most work relative to its peak: where the kernel sits.
-const analysis::RooflinePoint* MainPoint(const analysis::Roofline& r) {
-  const analysis::RooflinePoint* best = nullptr;
-  for (const auto& p : r.points) {
-    if (p.achieved_flops > 0 && (best == nullptr || p.PercentOfPeak() > best->PercentOfPeak())) best = &p;
-  }
-  return best;
-}
-
 Result<std::pair<std::vector<NcuLaunch>, std::vector<KernelGroup>>> Load(store::Store& store, int64_t run_id) {
   auto launches = analysis::LoadNcuLaunches(store, run_id);
   if (!launches.ok()) return launches.error();
@@ -83,7 +74,7 @@ Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::
     const auto names = analysis::IdentifyKernel(r.group->key.name);
     const auto d = analysis::Diagnose(*r.first, thresholds);
     const auto roof = analysis::ComputeRoofline(*r.first);
-    const auto* p = MainPoint(roof);
+    const auto* p = analysis::MainPoint(roof);
     t.rows.push_back(
         {id++, names.base, Shape(r.group->key), names.family, std::string(analysis::LibraryName(names.library)),
          static_cast<int64_t>(r.group->launch_ids.size()), Num(r.gpu_ns / 1000.0, 2),

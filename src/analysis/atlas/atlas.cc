@@ -6,8 +6,7 @@
 
 namespace kscope::analysis::atlas {
 
-Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping grouping,
-                         const ClassifyThresholds& thresholds) {
+Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping grouping, const AtlasConfig& config) {
   auto runs = SelectRuns(store, filter);
   if (!runs.ok()) return runs.error();
   Atlas atlas;
@@ -16,9 +15,18 @@ Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping 
   std::set<std::string> models;
   for (const auto& r : atlas.runs) models.insert(r.model);
   atlas.models.assign(models.begin(), models.end());
-  auto nsys_names = AddPopularity(store, atlas);
-  if (!nsys_names.ok()) return nsys_names.error();
-  KSCOPE_RETURN_IF_ERROR(AddPerformance(store, thresholds, *nsys_names, atlas));
+  auto nsys = AddPopularity(store, atlas);
+  if (!nsys.ok()) return nsys.error();
+  PerformanceTally performance;
+  CorrelatesTally correlates(config.atlas);
+  SignalsTally signals(config);
+  KSCOPE_RETURN_IF_ERROR(ForEachProfiledLaunch(
+      store, config.classify, nsys->names, atlas,
+      {[&](const ProfiledLaunch& l) { performance.Add(l); }, [&](const ProfiledLaunch& l) { correlates.Add(l); },
+       [&](const ProfiledLaunch& l) { signals.Add(l); }}));
+  performance.Finish(atlas);
+  correlates.Finish(atlas);
+  signals.Finish(*nsys, atlas);
   return atlas;
 }
 

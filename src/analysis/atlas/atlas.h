@@ -3,12 +3,15 @@
 // where ncu profiled them, each figure with the number of launches it rests on.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analysis/atlas/thresholds.h"
 #include "analysis/kernels/bottleneck.h"
 #include "store/store.h"
 #include "util/status.h"
@@ -58,12 +61,77 @@ struct PerformanceRow {
   std::map<std::string, int64_t> top_stalls;  // a launch's largest stall reason -> launches
 };
 
+// Launch correlates: what a profiled launch's performance is measured by. kRoof: its % of
+// roofline (the precision nearest its peak, as `kscope kernels` shows it), from the roofline's
+// metrics; kSm: SM throughput, % of peak, for families with no launch that has a roofline.
+enum class Figure { kRoof, kSm };
+std::string_view FigureName(Figure f);  // "% of roof", "SM %"
+
+// A launch parameter the correlates bin launches by.
+enum class Parameter { kWaves, kGridBlocks, kBlockThreads, kRegisters, kSharedMemory };
+std::string_view ParameterName(Parameter p);  // "waves per SM", "grid blocks", ...
+
+struct CorrelateBin {
+  Parameter parameter = Parameter::kWaves;
+  std::string bin;   // "[1, 2)", "64-255", "256", "33-64", "16-64 KiB"
+  double lower = 0;  // the bin's lower edge, for order
+  Spread figure;     // over the bin's launches that have the family's figure
+};
+
+// A launch configuration (kernel, grid, block, registers, shared memory) of a family.
+struct LaunchConfig {
+  std::string kernel;  // nsys's spelling where a selected run's nsys data has it, else ncu's
+  std::array<int64_t, 3> grid{}, block{};
+  std::optional<double> waves, registers, shared_bytes;
+  std::vector<std::string> models;  // sorted
+  int64_t launches = 0;
+  double figure = 0;  // the median over its launches
+};
+
+struct CorrelateRow {
+  std::string key, family, library;
+  Figure figure = Figure::kRoof;
+  int64_t launches = 0;                // profiled launches of the family with the figure
+  double median = 0;                   // the family's median figure
+  std::vector<CorrelateBin> bins;      // by parameter, then lower edge; launches without the parameter left out
+  std::vector<LaunchConfig> outliers;  // below atlas.outlier_fraction of the median, lowest first
+};
+
+// A systemic signal: a pattern that holds for whole families, possibly across models.
+enum class SignalState { kFound, kNotFound, kNotEnoughData };
+std::string_view SignalStateName(SignalState s);  // "found", "not found", "not enough data"
+
+struct SignalFamily {
+  std::string family, library;
+  int64_t launches = 0;             // launches with the metrics (nsys launches for the launch-bound signal)
+  int64_t matching = 0;             // of which show the pattern
+  std::vector<std::string> models;  // sorted
+  int64_t gpu_time_ns = 0;          // the family's nsys GPU time over the selected runs
+  double detail = 0;                // the pattern's figure, named by the signal's detail_name
+};
+
+struct Signal {
+  std::string id;     // "memory_low_l2_hit", "matmul_low_tensor", "register_limited_occupancy", "launch_bound"
+  std::string title;  // one line
+  std::vector<std::string> metrics;  // what it rests on
+  std::string rule;                  // the thresholds, as applied
+  std::string detail_name;           // what SignalFamily::detail is
+  SignalState state = SignalState::kNotEnoughData;
+  int64_t families_with_data = 0;
+  std::vector<SignalFamily> families;  // those that show it, by GPU time, largest first
+  std::vector<std::string> models;     // of those families, sorted
+  double gpu_time_pct = 0;             // their share of the selected runs' GPU time (nsys)
+  std::string advice;
+};
+
 struct Atlas {
   Grouping grouping = Grouping::kFamily;
   std::vector<AtlasRun> runs;               // by id
   std::vector<std::string> models;          // sorted
   std::vector<PopularityRow> popularity;    // by GPU time, largest first, then key
   std::vector<PerformanceRow> performance;  // by profiled launches, most first, then key
+  std::vector<CorrelateRow> correlates;     // by launches with the figure, most first, then key
+  std::vector<Signal> signals;              // in a fixed order, one per kind
 };
 
 Result<std::vector<AtlasRun>> SelectRuns(store::Store& store, const RunFilter& filter);
@@ -72,7 +140,11 @@ Result<std::vector<AtlasRun>> SelectRuns(store::Store& store, const RunFilter& f
 // the mean of the two middle ones).
 Spread SpreadOf(std::vector<double> values);
 
-Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping grouping,
-                         const ClassifyThresholds& thresholds);
+struct AtlasConfig {
+  ClassifyThresholds classify;
+  AtlasThresholds atlas;
+};
+
+Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping grouping, const AtlasConfig& config);
 
 }  // namespace kscope::analysis::atlas

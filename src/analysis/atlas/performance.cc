@@ -2,24 +2,14 @@
 // (analysis::Diagnose's evidence), gathered over every profiled launch of the selected runs.
 #include <algorithm>
 #include <set>
-#include <unordered_map>
 
 #include "analysis/atlas/parts.h"
-#include "analysis/kernels/ncu_launches.h"
-#include "analysis/names/kernel_names.h"
 
 namespace kscope::analysis::atlas {
 
 namespace {
 
-struct Samples {
-  PerformanceRow row;
-  std::set<int64_t> runs;
-  std::set<std::string> models;
-  std::vector<double> sm, dram, l1_hit, l2_hit, occupancy, theoretical;
-};
-
-void Add(std::vector<double>& to, const std::optional<double>& v) {
+void Push(std::vector<double>& to, const std::optional<double>& v) {
   if (v) to.push_back(*v);
 }
 
@@ -44,45 +34,39 @@ Spread SpreadOf(std::vector<double> values) {
   return s;
 }
 
-Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds, const NsysNames& nsys_names,
-                      Atlas& atlas) {
-  std::unordered_map<std::string, KernelIdentity> names;
-  std::map<std::string, Samples> samples;
-  for (auto& run : atlas.runs) {
-    auto launches = LoadNcuLaunches(store, run.id);
-    if (!launches.ok()) return launches.error();
-    run.profiled_launches = static_cast<int64_t>(launches->size());
-    for (const auto& l : *launches) {
-      auto it = names.find(l.key.name);
-      if (it == names.end()) it = names.emplace(l.key.name, IdentifyKernel(l.key.name)).first;
-      const auto& id = it->second;
-      std::string key = id.family;
-      if (atlas.grouping == Grouping::kKernel) {
-        auto nsys = nsys_names.find(KernelMatchKey(l.key.name));
-        key = nsys != nsys_names.end() ? nsys->second : l.key.name;
-      }
-      auto& s = samples[key];
-      if (s.runs.empty()) {
-        s.row.key = key;
-        s.row.family = id.family;
-        s.row.library = std::string(LibraryName(id.library));
-      }
-      s.runs.insert(run.id);
-      s.models.insert(run.model);
-      ++s.row.launches;
-      const auto d = Diagnose(l, thresholds);
-      ++s.row.classes[std::string(BottleneckName(d.bottleneck))];
-      const auto& e = d.evidence;
-      Add(s.sm, e.sm_pct);
-      Add(s.dram, e.dram_pct);
-      Add(s.l1_hit, e.l1_hit_pct);
-      Add(s.l2_hit, e.l2_hit_pct);
-      Add(s.occupancy, e.achieved_occupancy_pct);
-      Add(s.theoretical, e.theoretical_occupancy_pct);
-      if (!e.top_stalls.empty()) ++s.row.top_stalls[e.top_stalls.front().reason];
-    }
+struct PerformanceTally::Samples {
+  PerformanceRow row;
+  std::set<int64_t> runs;
+  std::set<std::string> models;
+  std::vector<double> sm, dram, l1_hit, l2_hit, occupancy, theoretical;
+};
+
+void PerformanceTally::Add(const ProfiledLaunch& l) {
+  auto& ptr = samples_[l.key];
+  if (!ptr) {
+    ptr = std::make_shared<Samples>();
+    ptr->row.key = l.key;
+    ptr->row.family = l.identity.family;
+    ptr->row.library = std::string(LibraryName(l.identity.library));
   }
-  for (auto& [key, s] : samples) {
+  auto& s = *ptr;
+  s.runs.insert(l.run.id);
+  s.models.insert(l.run.model);
+  ++s.row.launches;
+  ++s.row.classes[std::string(BottleneckName(l.diagnosis.bottleneck))];
+  const auto& e = l.diagnosis.evidence;
+  Push(s.sm, e.sm_pct);
+  Push(s.dram, e.dram_pct);
+  Push(s.l1_hit, e.l1_hit_pct);
+  Push(s.l2_hit, e.l2_hit_pct);
+  Push(s.occupancy, e.achieved_occupancy_pct);
+  Push(s.theoretical, e.theoretical_occupancy_pct);
+  if (!e.top_stalls.empty()) ++s.row.top_stalls[e.top_stalls.front().reason];
+}
+
+void PerformanceTally::Finish(Atlas& atlas) {
+  for (auto& [key, ptr] : samples_) {
+    auto& s = *ptr;
     s.row.runs = static_cast<int64_t>(s.runs.size());
     s.row.models = static_cast<int64_t>(s.models.size());
     s.row.sm_pct = SpreadOf(std::move(s.sm));
@@ -95,7 +79,6 @@ Status AddPerformance(store::Store& store, const ClassifyThresholds& thresholds,
   }
   std::stable_sort(atlas.performance.begin(), atlas.performance.end(),
                    [](const PerformanceRow& a, const PerformanceRow& b) { return a.launches > b.launches; });
-  return Status::Ok();
 }
 
 }  // namespace kscope::analysis::atlas

@@ -19,12 +19,13 @@ struct Tally {
 
 }  // namespace
 
-Result<NsysNames> AddPopularity(store::Store& store, Atlas& atlas) {
+Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
   auto q = store.db().Prepare(
       "SELECT s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1");
   if (!q.ok()) return q.error();
   std::unordered_map<std::string, KernelIdentity> names;  // a name's identity, computed once
-  NsysNames nsys_names;
+  NsysFacts facts;
+  std::map<std::string, std::set<int64_t>> family_runs;
   std::map<std::string, Tally> tallies;
   std::map<std::string, int64_t> model_ns;
   for (auto& run : atlas.runs) {
@@ -36,13 +37,14 @@ Result<NsysNames> AddPopularity(store::Store& store, Atlas& atlas) {
       auto it = names.find(name);
       if (it == names.end()) {
         it = names.emplace(name, IdentifyKernel(name)).first;
-        nsys_names.emplace(KernelMatchKey(name), name);
+        facts.names.emplace(KernelMatchKey(name), name);
       }
       const auto& id = it->second;
       const std::string& key = atlas.grouping == Grouping::kFamily ? id.family : name;
       auto& t = tallies[key];
       if (t.runs.empty()) t.row = {key, id.family, std::string(LibraryName(id.library)), 0, 0, 0, 0, {}};
       t.runs.insert(run.id);
+      family_runs[id.family].insert(run.id);
       t.model_ns[run.model] += ns;
       t.row.launches += n;
       t.row.gpu_time_ns += ns;
@@ -63,7 +65,8 @@ Result<NsysNames> AddPopularity(store::Store& store, Atlas& atlas) {
   }
   std::stable_sort(atlas.popularity.begin(), atlas.popularity.end(),
                    [](const PopularityRow& a, const PopularityRow& b) { return a.gpu_time_ns > b.gpu_time_ns; });
-  return nsys_names;
+  for (const auto& [family, runs] : family_runs) facts.family_runs[family] = static_cast<int64_t>(runs.size());
+  return facts;
 }
 
 }  // namespace kscope::analysis::atlas

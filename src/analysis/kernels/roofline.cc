@@ -175,4 +175,12 @@ const std::vector<std::string>& RooflineMetrics() {
   return kMetrics;
 }
 
+const RooflinePoint* MainPoint(const Roofline& r) {
+  const RooflinePoint* best = nullptr;
+  for (const auto& p : r.points) {
+    if (p.achieved_flops > 0 && (best == nullptr || p.PercentOfPeak() > best->PercentOfPeak())) best = &p;
+  }
+  return best;
+}
+
 }  // namespace kscope::analysis

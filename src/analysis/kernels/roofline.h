@@ -39,6 +39,10 @@ struct Roofline {
 
 Roofline ComputeRoofline(const NcuLaunch& launch);
 
+// The precision that did the most work relative to its peak: where the launch sits on the
+// roofline (`kscope kernels`' Roofline and % of Roof); nullptr when it did no FP work.
+const RooflinePoint* MainPoint(const Roofline& roofline);
+
 // Every metric ComputeRoofline reads, each once: what a profile collects for a full roofline.
 const std::vector<std::string>& RooflineMetrics();
 

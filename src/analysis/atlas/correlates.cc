@@ -1,0 +1,173 @@
+// Launch correlates: per family (or kernel), its launches' performance (% of roof, else SM %)
+// binned by each launch parameter, and the launch configurations far below the family's median.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "analysis/atlas/parts.h"
+
+namespace kscope::analysis::atlas {
+
+namespace {
+
+constexpr Parameter kParameters[] = {Parameter::kWaves, Parameter::kGridBlocks, Parameter::kBlockThreads,
+                                     Parameter::kRegisters, Parameter::kSharedMemory};
+
+struct Sample {
+  std::optional<double> roof, sm;
+  std::optional<double> params[5];  // by kParameters' order
+  size_t config = 0;                // index into the family's configurations
+};
+
+struct Bin {
+  std::string label;
+  double lower = 0;
+};
+
+// Edges e0 < e1 < ...: [e_i, e_i+1) labelled by `label(i)`, the last one open.
+Bin BinOf(Parameter p, double v) {
+  switch (p) {
+    case Parameter::kWaves: {
+      constexpr double kEdges[] = {0, 0.25, 0.5, 1, 2, 4, 8, 16};
+      size_t i = 0;
+      while (i + 1 < std::size(kEdges) && v >= kEdges[i + 1]) ++i;
+      if (i + 1 == std::size(kEdges)) return {fmt::format("{:g}+", kEdges[i]), kEdges[i]};
+      return {fmt::format("{:g}-{:g}", kEdges[i], kEdges[i + 1]), kEdges[i]};
+    }
+    case Parameter::kGridBlocks: {
+      double lower = 1;
+      while (lower * 4 <= v && lower < 65536) lower *= 4;
+      if (lower >= 65536) return {"65536+", lower};
+      return {fmt::format("{:g}-{:g}", lower, lower * 4 - 1), lower};
+    }
+    case Parameter::kBlockThreads: return {fmt::format("{:g}", v), v};
+    case Parameter::kRegisters: {
+      const double k = std::max(0.0, std::ceil(v / 32) - 1);
+      return {fmt::format("{:g}-{:g}", 32 * k + 1, 32 * (k + 1)), 32 * k + 1};
+    }
+    case Parameter::kSharedMemory: {
+      if (v <= 0) return {"0", 0};
+      constexpr double kKiB[] = {0, 4, 16, 64, 256};
+      size_t i = 0;
+      while (i + 1 < std::size(kKiB) && v > kKiB[i + 1] * 1024) ++i;
+      if (i + 1 == std::size(kKiB)) return {"256+ KiB", kKiB[i] * 1024};
+      return {fmt::format("{:g}-{:g} KiB", kKiB[i], kKiB[i + 1]), kKiB[i] * 1024};
+    }
+  }
+  return {};
+}
+
+using ConfigKey = std::tuple<std::string, std::array<int64_t, 3>, std::array<int64_t, 3>, double, double>;
+
+}  // namespace
+
+std::string_view FigureName(Figure f) { return f == Figure::kRoof ? "% of roof" : "SM %"; }
+
+std::string_view ParameterName(Parameter p) {
+  switch (p) {
+    case Parameter::kWaves: return "waves per SM";
+    case Parameter::kGridBlocks: return "grid blocks";
+    case Parameter::kBlockThreads: return "block threads";
+    case Parameter::kRegisters: return "registers per thread";
+    case Parameter::kSharedMemory: return "shared memory per block";
+  }
+  return "";
+}
+
+struct CorrelatesTally::Family {
+  std::string family, library;
+  std::vector<Sample> samples;
+  std::map<ConfigKey, size_t> config_index;
+  std::vector<LaunchConfig> configs;
+  std::vector<std::set<std::string>> config_models;
+};
+
+void CorrelatesTally::Add(const ProfiledLaunch& l) {
+  auto& ptr = families_[l.key];
+  if (!ptr) {
+    ptr = std::make_shared<Family>();
+    ptr->family = l.identity.family;
+    ptr->library = std::string(LibraryName(l.identity.library));
+  }
+  auto& f = *ptr;
+  const auto& k = l.launch.key;
+  Sample s;
+  if (l.roof_point != nullptr) s.roof = l.roof_point->PercentOfRoof();
+  s.sm = l.diagnosis.evidence.sm_pct;
+  s.params[0] = l.launch.Number("launch__waves_per_multiprocessor");
+  s.params[1] = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);
+  s.params[2] = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
+  s.params[3] = l.launch.Number("launch__registers_per_thread");
+  s.params[4] = l.launch.Number("launch__shared_mem_per_block");
+  const ConfigKey key{l.kernel, k.grid, k.block, s.params[3].value_or(-1), s.params[4].value_or(-1)};
+  auto [it, added] = f.config_index.emplace(key, f.configs.size());
+  if (added) {
+    LaunchConfig c;
+    c.kernel = l.kernel;
+    c.grid = k.grid;
+    c.block = k.block;
+    c.waves = s.params[0];
+    c.registers = s.params[3];
+    c.shared_bytes = s.params[4];
+    f.configs.push_back(std::move(c));
+    f.config_models.emplace_back();
+  }
+  s.config = it->second;
+  f.config_models[s.config].insert(l.run.model);
+  f.samples.push_back(s);
+}
+
+void CorrelatesTally::Finish(Atlas& atlas) {
+  for (auto& [key, ptr] : families_) {
+    auto& f = *ptr;
+    CorrelateRow row;
+    row.key = key;
+    row.family = f.family;
+    row.library = f.library;
+    const bool roof = std::any_of(f.samples.begin(), f.samples.end(), [](const Sample& s) { return s.roof; });
+    row.figure = roof ? Figure::kRoof : Figure::kSm;
+    auto figure = [&](const Sample& s) { return roof ? s.roof : s.sm; };
+    std::vector<double> all;
+    std::vector<std::vector<double>> per_config(f.configs.size());
+    for (const Sample& s : f.samples) {
+      if (auto v = figure(s)) {
+        all.push_back(*v);
+        per_config[s.config].push_back(*v);
+      }
+    }
+    if (all.empty()) continue;  // neither a roofline nor SM throughput: nothing to correlate
+    row.launches = static_cast<int64_t>(all.size());
+    row.median = SpreadOf(all).median;
+    for (size_t p = 0; p < std::size(kParameters); ++p) {
+      std::map<std::pair<double, std::string>, std::vector<double>> bins;
+      for (const Sample& s : f.samples) {
+        auto v = figure(s);
+        if (!v || !s.params[p]) continue;
+        const Bin b = BinOf(kParameters[p], *s.params[p]);
+        bins[{b.lower, b.label}].push_back(*v);
+      }
+      for (auto& [bin, values] : bins) row.bins.push_back({kParameters[p], bin.second, bin.first, SpreadOf(values)});
+    }
+    for (size_t c = 0; c < f.configs.size(); ++c) {
+      if (per_config[c].empty()) continue;
+      auto& config = f.configs[c];
+      config.launches = static_cast<int64_t>(per_config[c].size());
+      config.figure = SpreadOf(per_config[c]).median;
+      config.models.assign(f.config_models[c].begin(), f.config_models[c].end());
+      if (row.launches >= thresholds_.outlier_min_launches &&
+          config.figure < thresholds_.outlier_fraction * row.median) {
+        row.outliers.push_back(config);
+      }
+    }
+    std::stable_sort(row.outliers.begin(), row.outliers.end(),
+                     [](const LaunchConfig& a, const LaunchConfig& b) { return a.figure < b.figure; });
+    atlas.correlates.push_back(std::move(row));
+  }
+  std::stable_sort(atlas.correlates.begin(), atlas.correlates.end(),
+                   [](const CorrelateRow& a, const CorrelateRow& b) { return a.launches > b.launches; });
+}
+
+}  // namespace kscope::analysis::atlas
