@@ -6,6 +6,7 @@
 
 #include "analysis/atlas/diff.h"
 #include "cli/commands.h"
+#include "config/config.h"
 #include "report/diff_report.h"
 
 namespace kscope::cli {
@@ -25,9 +26,11 @@ int Run(const DiffArgs& args, const GlobalOptions& global) {
     if (!t.ok()) return Fail(t.error());
     thresholds.push_back(*t);
   }
+  auto cfg = config::LoadConfig(global.config, global.overrides);
+  if (!cfg.ok()) return Fail(cfg.error());
   auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
-  auto diff = analysis::atlas::DiffRuns(*store, args.a, args.b);
+  auto diff = analysis::atlas::DiffRuns(*store, args.a, args.b, *cfg);
   if (!diff.ok()) return Fail(diff.error());
   for (const auto& line : report::DiffWarnings(*diff)) std::cerr << line << "\n";
   if (args.format == "json") {
@@ -53,7 +56,8 @@ int Run(const DiffArgs& args, const GlobalOptions& global) {
 
 void RegisterDiff(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto a = std::make_shared<DiffArgs>();
-  CLI::App* cmd = app.add_subcommand("diff", "What changed between two runs: families and kernels, GPU time, launches");
+  CLI::App* cmd =
+      app.add_subcommand("diff", "What changed between two runs: families, kernels, stages, MFU and classes");
   cmd->add_option("a", a->a, "the run to compare against (kscope runs)")->required();
   cmd->add_option("b", a->b, "the run compared")->required();
   cmd->add_option("--fail-if", a->fail_if,

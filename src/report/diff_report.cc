@@ -36,6 +36,75 @@ Table RowsTable(const std::string& title, const std::string& key, const std::vec
   return t;
 }
 
+Cell OptNum(const std::optional<double>& v, int decimals) { return v ? Cell(Num(*v, decimals)) : Cell(); }
+
+// "3 [2.950-3.100]": instances and the min-max of their GPU time (ms).
+Cell Instances(const std::optional<analysis::atlas::StageFacts>& f) {
+  if (!f) return {};
+  return fmt::format("{} [{:.3f}-{:.3f}]", f->instances, static_cast<double>(f->gpu.min) / 1e6,
+                     static_cast<double>(f->gpu.max) / 1e6);
+}
+
+Table StagesTable(const RunDiff& d) {
+  Table t;
+  t.title = "NVTX stages that changed: GPU time per steady instance (median), instances [min-max ms], MFU";
+  t.columns = {"Stage",   "Change",  "Instances A", "Instances B",    "GPU/Instance A (ms)", "GPU/Instance B (ms)",
+               "Delta %", "MFU A %", "MFU B %",     "MFU Delta (pts)"};
+  for (const auto& r : d.stages) {
+    auto median = [](const std::optional<analysis::atlas::StageFacts>& f) {
+      return f ? Cell(Num(f->median_gpu_ns / 1e6, 3)) : Cell();
+    };
+    auto mfu = [](const std::optional<analysis::atlas::StageFacts>& f) { return f ? OptNum(f->mfu_pct, 2) : Cell(); };
+    t.rows.push_back({r.stage, ChangeName(r.change), Instances(r.a), Instances(r.b), median(r.a), median(r.b),
+                      r.change == Change::kChanged ? Cell(Num(r.GpuTimePct(), 1)) : Cell(), mfu(r.a), mfu(r.b),
+                      OptNum(r.MfuDeltaPts(), 2)});
+  }
+  return t;
+}
+
+std::string MixText(const analysis::atlas::ClassMix& m) {
+  const std::string main = m.Main();
+  return fmt::format("{} ({} of {})", main, m.launches.at(main), m.Total());
+}
+
+Table ClassesTable(const std::string& title, const std::string& key,
+                   const std::vector<analysis::atlas::ClassChangeRow>& rows, bool family) {
+  Table t;
+  t.title = title;
+  t.columns = {key};
+  if (family) t.columns.emplace_back("Family");
+  for (const char* c : {"Library", "Class A (launches)", "Class B (launches)"}) t.columns.emplace_back(c);
+  for (const auto& r : rows) {
+    std::vector<Cell> row{r.key};
+    if (family) row.emplace_back(r.family);
+    row.insert(row.end(), {r.library, MixText(r.a), MixText(r.b)});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+nlohmann::json StageJson(const std::optional<analysis::atlas::StageFacts>& f) {
+  if (!f) return nullptr;
+  return {{"instances", f->instances},         {"steady", f->steady},
+          {"median_gpu_ns", f->median_gpu_ns}, {"min_gpu_ns", f->gpu.min},
+          {"max_gpu_ns", f->gpu.max},          {"first_gpu_ns", f->gpu.first},
+          {"kernel_ns", f->kernel_ns},         {"mfu_pct", f->mfu_pct ? nlohmann::json(*f->mfu_pct) : nlohmann::json()},
+          {"mfu_source", f->mfu_source}};
+}
+
+nlohmann::json ClassesJson(const std::vector<analysis::atlas::ClassChangeRow>& rows, bool kernel) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json j{{"family", r.family},
+                     {"library", r.library},
+                     {"a", {{"class", r.a.Main()}, {"classes", r.a.launches}}},
+                     {"b", {{"class", r.b.Main()}, {"classes", r.b.launches}}}};
+    if (kernel) j["kernel"] = r.key;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::json RowsJson(const std::vector<DiffRow>& rows, bool kernel) {
   auto out = nlohmann::json::array();
   for (const auto& r : rows) {
@@ -61,8 +130,12 @@ std::vector<Table> DiffTables(const RunDiff& d) {
       {std::string("GPU time (ms)"), Ms(d.ns_a), Ms(d.ns_b), Ms(d.ns_b - d.ns_a), Num(d.GpuTimePct(), 1)});
   whole.rows.push_back(
       {std::string("Launches"), d.launches_a, d.launches_b, d.launches_b - d.launches_a, Num(d.LaunchesPct(), 1)});
-  return {whole, RowsTable("Families that changed", "Family", d.families, false),
-          RowsTable("Kernels that changed", "Kernel", d.kernels, true)};
+  return {whole,
+          RowsTable("Families that changed", "Family", d.families, false),
+          RowsTable("Kernels that changed", "Kernel", d.kernels, true),
+          StagesTable(d),
+          ClassesTable("Families whose bottleneck class changed (ncu)", "Family", d.family_classes, false),
+          ClassesTable("Kernels whose bottleneck class changed (ncu)", "Kernel", d.kernel_classes, true)};
 }
 
 std::vector<std::string> DiffWarnings(const RunDiff& d) {
@@ -87,6 +160,17 @@ nlohmann::json DiffJson(const RunDiff& d) {
   out["launches_pct"] = d.LaunchesPct();
   out["families"] = RowsJson(d.families, false);
   out["kernels"] = RowsJson(d.kernels, true);
+  out["stages"] = json::array();
+  for (const auto& r : d.stages) {
+    out["stages"].push_back({{"stage", r.stage},
+                             {"change", ChangeName(r.change)},
+                             {"a", StageJson(r.a)},
+                             {"b", StageJson(r.b)},
+                             {"gpu_time_pct", r.change == Change::kChanged ? json(r.GpuTimePct()) : json()},
+                             {"mfu_delta_pts", r.MfuDeltaPts() ? json(*r.MfuDeltaPts()) : json()}});
+  }
+  out["family_classes"] = ClassesJson(d.family_classes, false);
+  out["kernel_classes"] = ClassesJson(d.kernel_classes, true);
   return out;
 }
 

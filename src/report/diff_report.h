@@ -11,7 +11,9 @@
 namespace kscope::report {
 
 // The whole runs' GPU time and launches in A and B, then the families and the kernels that
-// changed: launches and GPU time in each, the change, and whether the row appeared or vanished.
+// changed: launches and GPU time in each, the change, and whether the row appeared or vanished;
+// the NVTX stages that changed (instances with the min-max of their GPU time, the median GPU
+// time per steady instance, MFU); the families and kernels whose main class changed.
 std::vector<Table> DiffTables(const analysis::atlas::RunDiff& diff);
 
 // One warning line per manifest field the runs disagree on: "kscope: warning: ...".

@@ -38,7 +38,7 @@ store::Store& DiffStore() {
 }
 
 RunDiff Diff(int64_t a, int64_t b) {
-  auto d = analysis::atlas::DiffRuns(DiffStore(), a, b);
+  auto d = analysis::atlas::DiffRuns(DiffStore(), a, b, config::Config{});
   EXPECT_TRUE(d.ok()) << d.error().Line();
   return d.ok() ? std::move(d).value() : RunDiff{};
 }
@@ -67,11 +67,13 @@ TEST(AtlasDiffZoo, ARunAgainstItselfIsEmpty) {
     const RunDiff d = Diff(a, b);
     EXPECT_TRUE(d.families.empty());
     EXPECT_TRUE(d.kernels.empty());
+    EXPECT_TRUE(d.stages.empty());
+    EXPECT_TRUE(d.family_classes.empty());
     EXPECT_EQ(d.ns_a, d.ns_b);
     EXPECT_EQ(d.launches_a, d.launches_b);
     EXPECT_EQ(d.GpuTimePct(), 0);
-    for (const char* metric :
-         {"gpu_time_pct>0", "launches_pct>0", "family_gpu_time_pct>0", "appeared>0", "vanished>0"}) {
+    for (const char* metric : {"gpu_time_pct>0", "launches_pct>0", "family_gpu_time_pct>0", "stage_gpu_time_pct>0",
+                               "appeared>0", "vanished>0", "class_changes>0"}) {
       auto t = analysis::atlas::ParseThreshold(metric);
       ASSERT_TRUE(t.ok());
       EXPECT_FALSE(analysis::atlas::Check(d, *t).second) << metric;
@@ -158,7 +160,7 @@ TEST(AtlasDiff, ThresholdsThatDoNotParse) {
     EXPECT_EQ(t.error().Line(), std::string("kscope: error: --fail-if ") + text +
                                     ": is not METRIC>N, METRIC>=N, METRIC<N or METRIC<=N; write e.g. --fail-if "
                                     "'gpu_time_pct>5'; metrics: gpu_time_pct, launches_pct, family_gpu_time_pct, "
-                                    "appeared, vanished");
+                                    "stage_gpu_time_pct, appeared, vanished, class_changes");
   }
   auto t = analysis::atlas::ParseThreshold("launches_pct<=-2.5");
   ASSERT_TRUE(t.ok());
@@ -168,7 +170,7 @@ TEST(AtlasDiff, ThresholdsThatDoNotParse) {
 }
 
 TEST(AtlasDiffZoo, MissingRunIsAnError) {
-  auto d = analysis::atlas::DiffRuns(DiffStore(), 1, 9);
+  auto d = analysis::atlas::DiffRuns(DiffStore(), 1, 9, config::Config{});
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().Line(), "kscope: error: :memory:: no run 9 in this database; list the runs with: kscope runs");
 }

@@ -77,6 +77,41 @@ std::vector<DiffRow> Compare(const std::map<std::string, Sum>& a, const std::map
   return rows;
 }
 
+bool SameStage(const StageFacts& x, const StageFacts& y) {
+  return x.instances == y.instances && x.median_gpu_ns == y.median_gpu_ns && x.kernel_ns == y.kernel_ns &&
+         x.mfu_pct == y.mfu_pct;
+}
+
+std::vector<StageDiffRow> CompareStages(const std::map<std::string, StageFacts>& a,
+                                        const std::map<std::string, StageFacts>& b) {
+  std::vector<StageDiffRow> rows;
+  for (const auto& [name, x] : a) {
+    auto it = b.find(name);
+    if (it == b.end()) {
+      rows.push_back({name, Change::kVanished, x, std::nullopt});
+    } else if (!SameStage(x, it->second)) {
+      rows.push_back({name, Change::kChanged, x, it->second});
+    }
+  }
+  for (const auto& [name, y] : b) {
+    if (!a.contains(name)) rows.push_back({name, Change::kAppeared, std::nullopt, y});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const StageDiffRow& x, const StageDiffRow& y) {
+    return std::abs(x.GpuTimePct()) > std::abs(y.GpuTimePct());
+  });
+  return rows;
+}
+
+std::vector<ClassChangeRow> CompareClasses(const std::map<std::string, ClassMix>& a,
+                                           const std::map<std::string, ClassMix>& b) {
+  std::vector<ClassChangeRow> rows;
+  for (const auto& [key, x] : a) {
+    auto it = b.find(key);
+    if (it != b.end() && x.Main() != it->second.Main()) rows.push_back({key, x.family, x.library, x, it->second});
+  }
+  return rows;
+}
+
 double Pct(int64_t a, int64_t b) { return a > 0 ? 100.0 * static_cast<double>(b - a) / static_cast<double>(a) : 0.0; }
 
 std::vector<ManifestDifference> Differences(const store::Manifest& a, const store::Manifest& b) {
@@ -101,11 +136,21 @@ std::vector<ManifestDifference> Differences(const store::Manifest& a, const stor
 
 }  // namespace
 
+double StageDiffRow::GpuTimePct() const {
+  if (!a || !b || a->median_gpu_ns <= 0) return 0.0;
+  return 100.0 * (b->median_gpu_ns - a->median_gpu_ns) / a->median_gpu_ns;
+}
+
+std::optional<double> StageDiffRow::MfuDeltaPts() const {
+  if (!a || !b || !a->mfu_pct || !b->mfu_pct) return std::nullopt;
+  return *b->mfu_pct - *a->mfu_pct;
+}
+
 double DiffRow::GpuTimePct() const { return change == Change::kChanged ? Pct(ns_a, ns_b) : 0.0; }
 double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
 double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
 
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b) {
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config) {
   auto run_a = store.GetRun(a);
   if (!run_a.ok()) return run_a.error();
   auto run_b = store.GetRun(b);
@@ -124,15 +169,27 @@ Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b) {
   d.ns_b = kb->ns;
   d.families = Compare(ka->families, kb->families);
   d.kernels = Compare(ka->kernels, kb->kernels);
+  auto sa = LoadStageFacts(store, a, config);
+  if (!sa.ok()) return sa.error();
+  auto sb = LoadStageFacts(store, b, config);
+  if (!sb.ok()) return sb.error();
+  d.stages = CompareStages(*sa, *sb);
+  auto ca = LoadRunClasses(store, a, config.classify);
+  if (!ca.ok()) return ca.error();
+  auto cb = LoadRunClasses(store, b, config.classify);
+  if (!cb.ok()) return cb.error();
+  d.family_classes = CompareClasses(ca->families, cb->families);
+  d.kernel_classes = CompareClasses(ca->kernels, cb->kernels);
   return d;
 }
 
 Result<Threshold> ParseThreshold(const std::string& text) {
-  static const std::vector<std::string> kMetrics{"gpu_time_pct", "launches_pct", "family_gpu_time_pct", "appeared",
-                                                 "vanished"};
+  static const std::vector<std::string> kMetrics{"gpu_time_pct",       "launches_pct", "family_gpu_time_pct",
+                                                 "stage_gpu_time_pct", "appeared",     "vanished",
+                                                 "class_changes"};
   const Error bad{"--fail-if " + text, "is not METRIC>N, METRIC>=N, METRIC<N or METRIC<=N",
                   "write e.g. --fail-if 'gpu_time_pct>5'; metrics: gpu_time_pct, launches_pct, "
-                  "family_gpu_time_pct, appeared, vanished"};
+                  "family_gpu_time_pct, stage_gpu_time_pct, appeared, vanished, class_changes"};
   const auto at = text.find_first_of("<>");
   if (at == std::string::npos || at == 0) return bad;
   Threshold t;
@@ -163,6 +220,15 @@ std::pair<double, bool> Check(const RunDiff& diff, const Threshold& t) {
       first = false;
     }
   }
+  if (t.metric == "stage_gpu_time_pct") {
+    bool first = true;
+    for (const auto& r : diff.stages) {
+      if (r.change != Change::kChanged) continue;
+      v = first ? r.GpuTimePct() : std::max(v, r.GpuTimePct());
+      first = false;
+    }
+  }
+  if (t.metric == "class_changes") v = static_cast<double>(diff.family_classes.size());
   auto count = [&](Change c) {
     return static_cast<double>(
         std::count_if(diff.kernels.begin(), diff.kernels.end(), [c](const DiffRow& r) { return r.change == c; }));

@@ -1,13 +1,18 @@
 // kscope diff A B: what changed between two runs, per kernel family and per kernel (nsys's
-// kernel summaries): GPU time and launches, kernels that appeared or vanished; first, whether
-// the two runs are comparable at all (GPU, driver, tool versions, dtype, batch, tokens from
-// their manifests); and thresholds on the change for CI's exit code.
+// kernel summaries): GPU time and launches, kernels that appeared or vanished; per NVTX stage:
+// GPU time per instance with the instance counts and spread, and MFU; per family and kernel the
+// bottleneck class of its profiled launches (ncu); first, whether the two runs are comparable
+// at all (GPU, driver, tool versions, dtype, batch, tokens from their manifests); and
+// thresholds on the change for CI's exit code.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/atlas/diff_runs_detail.h"
+#include "config/config.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -31,6 +36,25 @@ struct DiffRow {
   [[nodiscard]] double GpuTimePct() const;
 };
 
+// One NVTX stage in A and B (either may lack it). Its GPU time is compared per steady
+// instance (the median), so that runs with different instance counts compare.
+struct StageDiffRow {
+  std::string stage;
+  Change change = Change::kChanged;
+  std::optional<StageFacts> a, b;
+  // B's median steady GPU time per instance against A's, percent; 0 unless both have the stage.
+  [[nodiscard]] double GpuTimePct() const;
+  // B's MFU minus A's, percentage points, where both runs have it.
+  [[nodiscard]] std::optional<double> MfuDeltaPts() const;
+};
+
+// A family (or kernel) profiled in both runs whose main bottleneck class (that of most of
+// its launches) differs.
+struct ClassChangeRow {
+  std::string key, family, library;
+  ClassMix a, b;
+};
+
 struct RunDiff {
   int64_t a = 0, b = 0;
   std::vector<ManifestDifference> differences;  // empty: comparable
@@ -38,15 +62,21 @@ struct RunDiff {
   // Only rows whose launches or GPU time differ: a run diffed with itself has none. By the
   // size of the change in GPU time, largest first, then key.
   std::vector<DiffRow> families, kernels;
-  [[nodiscard]] double GpuTimePct() const;  // the whole run's
+  // Stages whose instances, GPU time or MFU differ, by the size of the change per instance.
+  std::vector<StageDiffRow> stages;
+  std::vector<ClassChangeRow> family_classes, kernel_classes;  // by key
+  [[nodiscard]] double GpuTimePct() const;                     // the whole run's
   [[nodiscard]] double LaunchesPct() const;
 };
 
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b);
+// `config`: stages.warmup, the model (modelled MFU), classify.* (classes).
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config);
 
 // A threshold on a diff, written METRIC>N, METRIC>=N, METRIC<N or METRIC<=N. Metrics:
 // gpu_time_pct and launches_pct (the whole run's change, percent), family_gpu_time_pct (the
-// largest change of a family both runs have, percent), appeared and vanished (kernel counts).
+// largest change of a family both runs have, percent), stage_gpu_time_pct (the largest change
+// of a stage's GPU time per instance, percent), appeared and vanished (kernel counts),
+// class_changes (families whose main class changed).
 struct Threshold {
   std::string metric, op;
   double value = 0;
