@@ -1,11 +1,13 @@
 // kscope atlas: kernel families (or kernels) across the runs of the database or a selection:
 // popularity per model from nsys; performance, launch correlates and systemic signals from ncu.
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 
 #include "analysis/atlas/atlas.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "report/atlas_html.h"
 #include "report/atlas_report.h"
 
 namespace kscope::cli {
@@ -16,7 +18,7 @@ struct AtlasArgs {
   std::vector<int64_t> runs;
   std::vector<std::string> tags;
   std::vector<std::string> views;
-  std::string label, model, gpu, by = "family", format = "table";
+  std::string label, model, gpu, by = "family", format = "table", html;
 };
 
 // The tables of each view, in the order of kViews.
@@ -53,6 +55,13 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   const auto grouping = a.by == "kernel" ? analysis::atlas::Grouping::kKernel : analysis::atlas::Grouping::kFamily;
   auto atlas = analysis::atlas::BuildAtlas(*store, *filter, grouping, {cfg->classify, cfg->atlas});
   if (!atlas.ok()) return Fail(atlas.error());
+  if (!a.html.empty()) {
+    std::ofstream page(a.html, std::ios::binary);
+    if (!page) return Fail(Error{a.html, "cannot be written", "check the folder exists and is writable"});
+    if (auto st = report::WriteAtlasHtml(report::AtlasJson(*atlas), page); !st.ok()) {
+      return Fail(Error{a.html, st.error().what, st.error().fix});
+    }
+  }
   if (a.format == "json") {
     std::cout << report::AtlasJson(*atlas).dump(2) << "\n";
     return 0;
@@ -85,6 +94,7 @@ void RegisterAtlas(CLI::App& app, const GlobalOptions& global, int& exit_code) {
                   "the terminal and CSV views)")
       ->check(CLI::IsMember({"popularity", "performance", "correlates", "signals"}));
   cmd->add_option("--by", a->by, "family or kernel")->check(CLI::IsMember({"family", "kernel"}));
+  cmd->add_option("--html", a->html, "also write the atlas as one self-contained page (atlas.html) to this file");
   cmd->add_option("--format,-f", a->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([a, &global, &exit_code] { exit_code = Run(*a, global); });
 }

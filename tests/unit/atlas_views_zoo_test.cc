@@ -13,6 +13,7 @@
 
 #include "analysis/atlas/atlas.h"
 #include "analysis/names/kernel_names.h"
+#include "report/atlas_html.h"
 #include "report/atlas_report.h"
 #include "zoo_support.h"
 
@@ -143,6 +144,23 @@ TEST(AtlasViewsZoo, JsonOfTwoRunsAgainstGolden) {
   const nlohmann::json json{{"correlates", report::AtlasCorrelatesJson(*atlas)},
                             {"signals", report::AtlasSignalsJson(*atlas)}};
   ExpectGolden(json.dump(2) + "\n", "zoo_views_runs_1_3.json");
+}
+
+// atlas.html escapes every name: the outliers' ATen kernels (templates, '<unnamed>') appear
+// only as character references in the page and as \u003c escapes in its embedded JSON.
+TEST(AtlasViewsZoo, HtmlEscapesEveryName) {
+  std::ostringstream page;
+  ASSERT_TRUE(report::WriteAtlasHtml(report::AtlasJson(ZooAtlas()), page).ok());
+  const std::string html = page.str();
+  EXPECT_EQ(html.find("::<unnamed>"), std::string::npos);
+  EXPECT_NE(html.find("at::native::&lt;unnamed&gt;::CatArrayBatchedCopy"), std::string::npos);
+  EXPECT_NE(html.find("\\u003cunnamed\\u003e"), std::string::npos);
+  for (const char* section :
+       {"id=\"popularity\"", "id=\"performance\"", "id=\"correlates\"", "id=\"signals\"",
+        "data-chart=\"atlas-popularity\" data-state=\"pending\"", "data-chart=\"atlas-classes\" data-state=\"pending\"",
+        "data-chart=\"atlas-correlates\" data-state=\"pending\""}) {
+    EXPECT_NE(html.find(section), std::string::npos) << section;
+  }
 }
 
 // Every profiled launch of a family falls in exactly one block-size bin, and the launches

@@ -1,0 +1,18 @@
+// atlas.html: the atlas (kscope atlas --format json) as one self-contained page, like
+// report.html: the JSON embedded as data, Vega built into kscope, three charts (the family x
+// model matrix of GPU-time shares, the bottleneck-class mix per family, performance against
+// waves per SM per family) over HTML tables of the same numbers, and the systemic signals as
+// findings. Every text from the atlas is escaped.
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+
+#include "util/status.h"
+
+namespace kscope::report {
+
+// Errors: $KSCOPE_VEGA_DIR lacks a Vega module, or the stream fails.
+Status WriteAtlasHtml(const nlohmann::json& atlas, std::ostream& out);
+
+}  // namespace kscope::report
