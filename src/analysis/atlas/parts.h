@@ -73,7 +73,7 @@ class SignalsTally {
   explicit SignalsTally(const AtlasConfig& c) : config_(c) {}
   void Add(const ProfiledLaunch& l);
   // After the popularity view: GPU time per family, the launch-bound signal's nsys launches.
-  void Finish(const NsysFacts& nsys, Atlas& atlas);
+  void Finish(const NsysFacts& facts, Atlas& atlas);
 
  private:
   struct Family;
