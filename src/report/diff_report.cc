@@ -17,23 +17,41 @@ std::string ChangeName(Change c) {
   return c == Change::kAppeared ? "appeared" : c == Change::kVanished ? "vanished" : "changed";
 }
 
-Table RowsTable(const std::string& title, const std::string& key, const std::vector<DiffRow>& rows, bool family) {
+// "12.35 [11.90-14.02]": a kernel's median launch duration and its range, us.
+Cell SpreadCell(const std::optional<analysis::atlas::LaunchSpread>& s) {
+  if (!s) return {};
+  return fmt::format("{:.2f} [{:.2f}-{:.2f}]", s->median / 1e3, static_cast<double>(s->min) / 1e3,
+                     static_cast<double>(s->max) / 1e3);
+}
+
+// `kernels`: the rows are kernels, with their family and the spread of their launch durations.
+Table RowsTable(const std::string& title, const std::string& key, const std::vector<DiffRow>& rows, bool kernels) {
   Table t;
   t.title = title;
   t.columns = {key};
-  if (family) t.columns.emplace_back("Family");
+  if (kernels) t.columns.emplace_back("Family");
   for (const char* c : {"Library", "Change", "Launches A", "Launches B", "GPU Time A (ms)", "GPU Time B (ms)",
                         "Delta (ms)", "Delta %"}) {
     t.columns.emplace_back(c);
   }
+  if (kernels) {
+    t.columns.emplace_back("Launch A (us) median [min-max]");
+    t.columns.emplace_back("Launch B (us) median [min-max]");
+  }
   for (const auto& r : rows) {
     std::vector<Cell> row{r.key};
-    if (family) row.emplace_back(r.family);
+    if (kernels) row.emplace_back(r.family);
     row.insert(row.end(), {r.library, ChangeName(r.change), r.launches_a, r.launches_b, Ms(r.ns_a), Ms(r.ns_b),
                            Ms(r.ns_b - r.ns_a), r.change == Change::kChanged ? Cell(Num(r.GpuTimePct(), 1)) : Cell()});
+    if (kernels) row.insert(row.end(), {SpreadCell(r.spread_a), SpreadCell(r.spread_b)});
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+nlohmann::json SpreadJson(const std::optional<analysis::atlas::LaunchSpread>& s) {
+  if (!s) return nullptr;
+  return {{"median", s->median}, {"min", s->min}, {"max", s->max}};
 }
 
 Cell OptNum(const std::optional<double>& v, int decimals) { return v ? Cell(Num(*v, decimals)) : Cell(); }
@@ -113,7 +131,10 @@ nlohmann::json RowsJson(const std::vector<DiffRow>& rows, bool kernel) {
                      {"change", ChangeName(r.change)},
                      {"launches", {{"a", r.launches_a}, {"b", r.launches_b}}},
                      {"gpu_time_ns", {{"a", r.ns_a}, {"b", r.ns_b}}}};
-    if (kernel) j["kernel"] = r.key;
+    if (kernel) {
+      j["kernel"] = r.key;
+      j["launch_ns"] = {{"a", SpreadJson(r.spread_a)}, {"b", SpreadJson(r.spread_b)}};
+    }
     j["gpu_time_pct"] = r.change == Change::kChanged ? nlohmann::json(r.GpuTimePct()) : nlohmann::json();
     out.push_back(std::move(j));
   }

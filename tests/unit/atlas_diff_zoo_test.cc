@@ -2,7 +2,7 @@
 // is empty; the BERT-style encoder against the ViT gives the kernels and families that appeared
 // and vanished, and the launches and GPU time of the rest, as computed straight from the two
 // nsys exports (SQL over CUPTI_ACTIVITY_KIND_KERNEL and StringIds); manifests that disagree are
-// reported; --fail-if thresholds.
+// reported; each kernel's launch-duration spread equals the export's; --fail-if thresholds.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -121,12 +121,50 @@ void ExpectRows(const std::vector<analysis::atlas::DiffRow>& rows, const std::ma
   EXPECT_FALSE(expected_vanished.empty());
 }
 
+// Per kernel name of a zoo export, its launch durations sorted (SQL on the export).
+std::map<std::string, std::vector<int64_t>> ExportDurations(const std::string& model) {
+  std::map<std::string, std::vector<int64_t>> out;
+  auto db = sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly);
+  EXPECT_TRUE(db.ok());
+  auto q = db->Prepare(
+      "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+      "ORDER BY 1, 2");
+  EXPECT_TRUE(q.ok());
+  while (q->Step()) out[q->Text(0)].push_back(q->Int(1));
+  return out;
+}
+
+// Each kernel row's launch-duration spread (median, min, max) in the runs that launch it.
+void ExpectSpreads(const std::vector<analysis::atlas::DiffRow>& rows, const std::string& model_a,
+                   const std::string& model_b) {
+  const auto a = ExportDurations(model_a), b = ExportDurations(model_b);
+  auto expect = [](const std::optional<analysis::atlas::LaunchSpread>& got,
+                   const std::map<std::string, std::vector<int64_t>>& from, const std::string& key) {
+    auto it = from.find(key);
+    ASSERT_EQ(got.has_value(), it != from.end());
+    if (!got) return;
+    const auto& v = it->second;
+    const size_t n = v.size();
+    const double median = n % 2 == 1 ? static_cast<double>(v[n / 2]) : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+    EXPECT_EQ(got->min, v.front());
+    EXPECT_EQ(got->max, v.back());
+    EXPECT_DOUBLE_EQ(got->median, median);
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.key);
+    expect(r.spread_a, a, r.key);
+    expect(r.spread_b, b, r.key);
+  }
+}
+
 TEST(AtlasDiffZoo, EncoderAgainstViTFromTheExports) {
   const RunDiff d = Diff(1, 3);
   const auto encoder = ExportKernels("encoder_bert");
   const auto vit = ExportKernels("vit_infer");
   ExpectRows(d.kernels, encoder, vit);
   ExpectRows(d.families, ByFamily(encoder), ByFamily(vit));
+  ExpectSpreads(d.kernels, "encoder_bert", "vit_infer");
+  for (const auto& r : d.families) EXPECT_FALSE(r.spread_a || r.spread_b) << r.key;
   Sum a, b;
   for (const auto& [k, s] : encoder) a = {a.launches + s.launches, a.ns + s.ns};
   for (const auto& [k, s] : vit) b = {b.launches + s.launches, b.ns + s.ns};

@@ -14,6 +14,7 @@ namespace {
 struct Sum {
   std::string family, library;
   int64_t launches = 0, ns = 0;
+  std::optional<LaunchSpread> spread;  // a kernel's
 };
 struct RunKernels {
   std::map<std::string, Sum> families, kernels;
@@ -22,7 +23,8 @@ struct RunKernels {
 
 Result<RunKernels> Load(store::Store& store, int64_t run) {
   auto q = store.db().Prepare(
-      "SELECT s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1");
+      "SELECT s.value, k.n, k.total, k.median, k.min, k.max FROM kernel_summary k JOIN string s ON s.id = k.name_id "
+      "WHERE k.run_id = ?1");
   if (!q.ok()) return q.error();
   q->Bind(1, run);
   RunKernels out;
@@ -37,6 +39,7 @@ Result<RunKernels> Load(store::Store& store, int64_t run) {
       sum->launches += n;
       sum->ns += ns;
     }
+    out.kernels[name].spread = LaunchSpread{q->Double(3), q->Int(4), q->Int(5)};
     out.launches += n;
     out.ns += ns;
   }
@@ -61,7 +64,9 @@ std::vector<DiffRow> Compare(const std::map<std::string, Sum>& a, const std::map
               y ? y->ns : 0,
               x == nullptr   ? Change::kAppeared
               : y == nullptr ? Change::kVanished
-                             : Change::kChanged};
+                             : Change::kChanged,
+              x ? x->spread : std::nullopt,
+              y ? y->spread : std::nullopt};
     if (r.change != Change::kChanged || r.launches_a != r.launches_b || r.ns_a != r.ns_b) rows.push_back(r);
   };
   for (const auto& [key, x] : a) {

@@ -27,11 +27,18 @@ struct ManifestDifference {
 
 enum class Change { kChanged, kAppeared, kVanished };  // appeared: only in B; vanished: only in A
 
+// One kernel's launch durations in a run (nsys's kernel summary), ns: how much they vary.
+struct LaunchSpread {
+  double median = 0;
+  int64_t min = 0, max = 0;
+};
+
 struct DiffRow {
   std::string key;  // the family, or the kernel's name as nsys gives it
   std::string family, library;
   int64_t launches_a = 0, launches_b = 0, ns_a = 0, ns_b = 0;
   Change change = Change::kChanged;
+  std::optional<LaunchSpread> spread_a, spread_b;  // kernel rows, in the runs that launch it
   // B's GPU time against A's, in percent; 0 for a row that appeared or vanished.
   [[nodiscard]] double GpuTimePct() const;
 };
