@@ -116,6 +116,11 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   if (!schema->HasTable("StringIds")) {
     return Error{path, "nsys export without a StringIds table", "export the report again"};
   }
+  // Without its kernel table an export would import as a run with no GPU time at all.
+  if (!schema->HasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
+    return Error{path, "nsys export without a CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was recorded)",
+                 "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again"};
+  }
   ExportStrings strings;
   if (!strings.Load(*db).ok()) {
     return Error{path, fmt::format("corrupt SQLite file while reading StringIds ({})", db->ErrorMessage()),
@@ -128,6 +133,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   // launched and the ranges around it, so that only its duration needs keeping. Slices are
   // appended to the run's facts in order, whatever the timing.
   FileContext ctx(path, target, *schema, strings);
+  ctx.span_end = ExportSpanEnd(*db, *schema);
   const std::string kernel_table = "CUPTI_ACTIVITY_KIND_KERNEL";
   const std::string api_table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   auto kernel_rows = ctx.RowEstimate(*db, kernel_table);
