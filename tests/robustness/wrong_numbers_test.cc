@@ -90,6 +90,23 @@ TEST_F(WrongNumbers, NsysExportWithoutKernelTable) {
                         "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again");
 }
 
+TEST_F(WrongNumbers, NsysExportWithEmptyKernelTable) {
+  const std::string p = CopyOfTiny("empty_kernels.sqlite");
+  Edit(p, "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL");
+  ExpectRejected(p, "kscope: error: " + p +
+                        ": nsys export without any GPU kernel (its CUPTI_ACTIVITY_KIND_KERNEL table is empty); "
+                        "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again");
+}
+
+// Every kernel ends before it starts: nothing sensible is left, and the file is refused.
+TEST_F(WrongNumbers, NsysExportWithoutOneUsableKernel) {
+  const std::string p = CopyOfTiny("all_kernels_bad.sqlite");
+  Edit(p, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 1");
+  ExpectRejected(p, "kscope: error: " + p +
+                        ": none of the kernels of CUPTI_ACTIVITY_KIND_KERNEL has usable times and a name; profile "
+                        "with CUDA tracing (nsys profile --trace=cuda ...) and export the report again");
+}
+
 // A CUDA API call that ends before it starts, a kernel start that is text, a kernel that
 // ends at INT64_MAX and one after the export's end: each skipped and recorded; the import,
 // kscope runs and the report say how many.

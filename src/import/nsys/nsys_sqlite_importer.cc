@@ -172,6 +172,13 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   }
   KSCOPE_RETURN_IF_ERROR(FirstError(results, path));
   Compact(kernel_parts);
+  if (f.kernels.start.size() == kernel_base) {  // nothing sensible is left of the export
+    return Error{path,
+                 *kernel_rows == 0
+                     ? "nsys export without any GPU kernel (its CUPTI_ACTIVITY_KIND_KERNEL table is empty)"
+                     : "none of the kernels of CUPTI_ACTIVITY_KIND_KERNEL has usable times and a name",
+                 "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again"};
+  }
   if (f.kernels.start.size() + f.memops.start.size() >= analysis::NsysFacts::kMemop) {
     return Error{path, "more than 2^31 GPU operations in one run", "import the run's exports into separate runs"};
   }
