@@ -31,8 +31,8 @@ void OnSignal(int sig) {
       left -= static_cast<size_t>(n);
     }
   }
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  (void)std::signal(sig, SIG_DFL);
+  (void)std::raise(sig);
 }
 
 sigset_t Held() {
