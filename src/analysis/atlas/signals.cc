@@ -27,6 +27,19 @@ std::optional<double> TensorPipePct(const NcuLaunch& l) {
   return l.Number("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed");
 }
 
+// A signal's description, before any launch is counted: not enough data.
+Signal Describe(std::string id, std::string title, std::vector<std::string> metrics, std::string rule,
+                std::string detail_name, std::string advice) {
+  Signal s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.metrics = std::move(metrics);
+  s.rule = std::move(rule);
+  s.detail_name = std::move(detail_name);
+  s.advice = std::move(advice);
+  return s;
+}
+
 struct Tally {
   int64_t launches = 0, matching = 0;
   std::set<std::string> models;
@@ -100,66 +113,43 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
   for (const auto& r : atlas.runs) all_ns += r.kernel_ns;
 
   std::vector<Signal> signals(kKinds);
-  signals[kMemoryL2] = {
-      "memory_low_l2_hit",
-      "memory-bound with a low L2 hit rate",
+  signals[kMemoryL2] = Describe(
+      "memory_low_l2_hit", "memory-bound with a low L2 hit rate",
       {"dram__throughput.avg.pct_of_peak_sustained_elapsed (or gpu__dram_throughput)", "lts__t_sector_hit_rate.pct"},
       fmt::format("DRAM throughput >= {:g}% of peak (classify.busy_pct) and L2 hit rate < {:g}% "
                   "(classify.low_l2_hit_pct)",
                   c.busy_pct, c.low_l2_hit_pct),
       "median L2 hit %",
-      SignalState::kNotEnoughData,
-      0,
-      {},
-      {},
-      0,
       "the data misses in L2 and streams from DRAM: fuse the producer with its consumer, tile for "
-      "reuse, or fix strided and gathered accesses"};
-  signals[kMatmulTensor] = {
-      "matmul_low_tensor",
-      "matmul-like kernels compute-bound with low tensor-pipe use",
+      "reuse, or fix strided and gathered accesses");
+  signals[kMatmulTensor] = Describe(
+      "matmul_low_tensor", "matmul-like kernels compute-bound with low tensor-pipe use",
       {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active (or _elapsed)",
        "sm__throughput.avg.pct_of_peak_sustained_elapsed or the roofline's metrics (ncu.flops)"},
       fmt::format("a GEMM, GEMV, convolution or attention family; SM throughput >= {:g}% (classify.busy_pct) or on the "
                   "roofline's compute side; tensor pipe active < {:g}% (atlas.low_tensor_pct)",
                   c.busy_pct, t.low_tensor_pct),
       "median tensor pipe %",
-      SignalState::kNotEnoughData,
-      0,
-      {},
-      {},
-      0,
       "the math runs outside the tensor cores: check the dtype reaches them (fp32 without TF32, unaligned shapes) "
-      "and small-K or skinny GEMMs that the library serves with a SIMT kernel"};
-  signals[kRegisters] = {"register_limited_occupancy",
-                         "occupancy limited by registers",
-                         {"launch__occupancy_limit_registers (against the other launch__occupancy_limit_*)",
-                          "sm__maximum_warps_per_active_cycle_pct"},
-                         fmt::format("registers allow the fewest blocks per SM and theoretical occupancy < {:g}% "
-                                     "(atlas.register_occupancy_pct)",
-                                     t.register_occupancy_pct),
-                         "median theoretical occupancy %",
-                         SignalState::kNotEnoughData,
-                         0,
-                         {},
-                         {},
-                         0,
-                         "register pressure caps the warps per SM: __launch_bounds__ or -maxrregcount, smaller tiles, "
-                         "or a library variant that uses fewer registers"};
-  signals[kLaunchBound] = {
-      "launch_bound",
-      "launch-bound: tiny kernels launched many times",
+      "and small-K or skinny GEMMs that the library serves with a SIMT kernel");
+  signals[kRegisters] =
+      Describe("register_limited_occupancy", "occupancy limited by registers",
+               {"launch__occupancy_limit_registers (against the other launch__occupancy_limit_*)",
+                "sm__maximum_warps_per_active_cycle_pct"},
+               fmt::format("registers allow the fewest blocks per SM and theoretical occupancy < {:g}% "
+                           "(atlas.register_occupancy_pct)",
+                           t.register_occupancy_pct),
+               "median theoretical occupancy %",
+               "register pressure caps the warps per SM: __launch_bounds__ or -maxrregcount, smaller tiles, "
+               "or a library variant that uses fewer registers");
+  signals[kLaunchBound] = Describe(
+      "launch_bound", "launch-bound: tiny kernels launched many times",
       {"nsys kernel summary (launches, summed duration)"},
       fmt::format("at least {:g} launches per run (atlas.many_launches) averaging under {:g} us (classify.launch_us)",
                   t.many_launches, c.launch_us),
       "mean duration (us)",
-      SignalState::kNotEnoughData,
-      0,
-      {},
-      {},
-      0,
       "each launch costs more to issue than to run: fuse the kernels (torch.compile, fused or foreach optimizers) "
-      "or capture the step in a CUDA graph"};
+      "or capture the step in a CUDA graph");
 
   auto finish = [&](Signal& s, std::vector<SignalFamily> flagged) {
     std::stable_sort(flagged.begin(), flagged.end(),
