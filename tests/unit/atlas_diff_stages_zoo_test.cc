@@ -97,7 +97,9 @@ TEST(AtlasDiffStagesZoo, StagesEqualTheRunReports) {
       EXPECT_EQ(side->median_gpu_ns, s["steady"]["median_gpu_ns"].get<double>());
       const auto& mfu = s["mfu"]["mfu_pct"];
       ASSERT_EQ(side->mfu_pct.has_value(), !mfu.is_null());
-      if (side->mfu_pct) EXPECT_DOUBLE_EQ(*side->mfu_pct, mfu.get<double>());
+      if (side->mfu_pct) {
+        EXPECT_DOUBLE_EQ(*side->mfu_pct, mfu.get<double>());
+      }
     }
   }
   for (const auto& row : d.stages) {

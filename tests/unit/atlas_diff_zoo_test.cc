@@ -145,7 +145,8 @@ void ExpectSpreads(const std::vector<analysis::atlas::DiffRow>& rows, const std:
     if (!got) return;
     const auto& v = it->second;
     const size_t n = v.size();
-    const double median = n % 2 == 1 ? static_cast<double>(v[n / 2]) : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+    const double median =
+        n % 2 == 1 ? static_cast<double>(v[n / 2]) : static_cast<double>(v[n / 2 - 1] + v[n / 2]) / 2.0;
     EXPECT_EQ(got->min, v.front());
     EXPECT_EQ(got->max, v.back());
     EXPECT_DOUBLE_EQ(got->median, median);
