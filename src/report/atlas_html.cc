@@ -194,7 +194,8 @@ void WriteSignals(const nlohmann::json& atlas, std::ostream& out) {
                               Num(CountText(IntegerField(f, "matching"))),
                               {ListText(Field(f, "models"))},
                               Num(DurationText(NumberField(f, "gpu_time_ns"))),
-                              Num(DecimalText(NumberField(f, "detail")))});
+                              Num(DecimalText(NumberField(f, "detail"))),
+                              Num(DecimalText(NumberField(f, "median_waves")))});
       }
       WriteHtmlTable(table, out);
     }

@@ -34,11 +34,13 @@ Table AtlasSignalsTable(const Atlas& atlas) {
 Table AtlasSignalFamiliesTable(const Atlas& atlas) {
   Table t;
   t.title = "Families that show a signal";
-  t.columns = {"Signal", "Family", "Library", "Launches", "Showing It", "Models", "GPU Time (ms)", "Detail", "Value"};
+  t.columns = {"Signal", "Family",        "Library", "Launches", "Showing It",
+               "Models", "GPU Time (ms)", "Detail",  "Value",    "Median Waves"};
   for (const auto& s : atlas.signals) {
     for (const auto& f : s.families) {
       t.rows.push_back({s.id, f.family, f.library, f.launches, f.matching, Joined(f.models),
-                        Num(static_cast<double>(f.gpu_time_ns) / 1e6, 3), s.detail_name, Num(f.detail, 1)});
+                        Num(static_cast<double>(f.gpu_time_ns) / 1e6, 3), s.detail_name, Num(f.detail, 1),
+                        f.median_waves ? Cell(Num(*f.median_waves, 2)) : Cell()});
     }
   }
   return t;
@@ -66,7 +68,8 @@ nlohmann::json AtlasSignalsJson(const Atlas& atlas) {
                                {"matching", f.matching},
                                {"models", f.models},
                                {"gpu_time_ns", f.gpu_time_ns},
-                               {"detail", f.detail}});
+                               {"detail", f.detail},
+                               {"median_waves", f.median_waves ? json(*f.median_waves) : json()}});
     }
     out.push_back(std::move(j));
   }

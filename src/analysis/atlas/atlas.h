@@ -108,6 +108,9 @@ struct SignalFamily {
   std::vector<std::string> models;  // sorted
   int64_t gpu_time_ns = 0;          // the family's nsys GPU time over the selected runs
   double detail = 0;                // the pattern's figure, named by the signal's detail_name
+  // launch_bound: the median waves per SM of the family's profiled launches (how small its
+  // grids are), where ncu profiled it; evidence shown, not part of the rule.
+  std::optional<double> median_waves;
 };
 
 struct Signal {

@@ -55,6 +55,7 @@ std::string_view SignalStateName(SignalState s) {
 struct SignalsTally::Family {
   std::string library;
   Tally kinds[kKinds];
+  std::vector<double> waves;  // launch__waves_per_multiprocessor of its profiled launches
 };
 
 void SignalsTally::Add(const ProfiledLaunch& l) {
@@ -90,6 +91,7 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
           e.occupancy_limiter == "registers" && *e.theoretical_occupancy_pct < config_.atlas.register_occupancy_pct,
           *e.theoretical_occupancy_pct);
   }
+  if (e.waves) f.waves.push_back(*e.waves);
 }
 
 void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
@@ -144,7 +146,8 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
                "or a library variant that uses fewer registers");
   signals[kLaunchBound] = Describe(
       "launch_bound", "launch-bound: tiny kernels launched many times",
-      {"nsys kernel summary (launches, summed duration)"},
+      {"nsys kernel summary (launches, summed duration)",
+       "launch__waves_per_multiprocessor where profiled (evidence: how small the grids are)"},
       fmt::format("at least {:g} launches per run (atlas.many_launches) averaging under {:g} us (classify.launch_us)",
                   t.many_launches, c.launch_us),
       "mean duration (us)",
@@ -179,7 +182,7 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
       auto n = nsys.find(family);
       flagged.push_back({family, ptr->library, tally.launches, tally.matching,
                          std::vector<std::string>(tally.models.begin(), tally.models.end()),
-                         n != nsys.end() ? n->second.ns : 0, SpreadOf(tally.detail).median});
+                         n != nsys.end() ? n->second.ns : 0, SpreadOf(tally.detail).median, std::nullopt});
     }
     finish(signals[k], std::move(flagged));
   }
@@ -191,8 +194,17 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
     const double runs = static_cast<double>(facts.family_runs.at(family));
     const double mean_us = static_cast<double>(n.ns) / static_cast<double>(n.launches) / 1000.0;
     if (static_cast<double>(n.launches) < t.many_launches * runs || mean_us >= c.launch_us) continue;
-    flagged.push_back({family, n.library, n.launches, n.launches,
-                       std::vector<std::string>(n.models.begin(), n.models.end()), n.ns, mean_us});
+    SignalFamily f;
+    f.family = family;
+    f.library = n.library;
+    f.launches = f.matching = n.launches;
+    f.models.assign(n.models.begin(), n.models.end());
+    f.gpu_time_ns = n.ns;
+    f.detail = mean_us;
+    if (auto p = families_.find(family); p != families_.end() && !p->second->waves.empty()) {
+      f.median_waves = SpreadOf(p->second->waves).median;
+    }
+    flagged.push_back(std::move(f));
   }
   finish(signals[kLaunchBound], std::move(flagged));
   atlas.signals = std::move(signals);
