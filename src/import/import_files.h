@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,7 +23,15 @@ struct ImportOptions {
   bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
                                           // without --force)
   std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
+  // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
+  std::map<std::string, std::string> recorded_paths;
 };
+
+struct FileOutcome;
+// Runs inside the import's transaction after the files are in and linked, before the commit:
+// what the caller adds to the same runs (e.g. a run directory's plan and manifest) is kept
+// with them or not at all.
+using BeforeCommit = std::function<Status(const std::vector<FileOutcome>&)>;
 
 struct FileOutcome {
   std::string path;
@@ -32,6 +42,6 @@ struct FileOutcome {
 };
 
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
-                                             const ImportOptions& options);
+                                             const ImportOptions& options, const BeforeCommit& before_commit = {});
 
 }  // namespace kscope::import
