@@ -203,6 +203,7 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   opts.manifest = ManifestOf(m, user);
   opts.run_per_file = false;
   opts.into_run = 0;
+  opts.refuse_unrelated_ncu = false;  // the plan says which kernel each launch is (a targeted run has none)
   opts.recorded_paths = scratch.originals();
   auto imported = import::ImportFiles(store, files, opts, [&](const std::vector<import::FileOutcome>& done) -> Status {
     out.run_id = done.front().run_id;

@@ -9,6 +9,7 @@
 #include "capture/run_dir_import.h"
 #include "cli/commands.h"
 #include "import/import_files.h"
+#include "util/interrupt_note.h"
 
 namespace kscope::cli {
 
@@ -64,7 +65,9 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
-  cmd->add_flag("--force", args->force, "import a file again although the database holds one of the same content");
+  cmd->add_flag("--force", args->force,
+                "import a file again although the database holds one of the same content, or ncu results into a run "
+                "none of whose kernels they match");
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
   cmd->callback([args, &global, &exit_code] {
     auto manifest = ToManifest(args->manifest);
@@ -77,6 +80,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       exit_code = Fail(store.error());
       return;
     }
+    InstallInterruptNote();  // an interrupt after the commit says the run is complete
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::string> dirs, files;
     for (const auto& f : args->files) {
@@ -94,6 +98,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.threads = args->threads;
     options.into_run = args->into_run;
     options.refuse_known_content = !args->force;
+    options.refuse_unrelated_ncu = !args->force;
     if (!dirs.empty()) {
       exit_code = ImportDirs(*store, dirs, *manifest, options);
       std::cout << fmt::format("{:.2f} s into {}\n",

@@ -15,24 +15,6 @@
 
 namespace kscope::import {
 
-struct ImportOptions {
-  store::Manifest manifest;               // what the user says about the run
-  bool run_per_file = false;              // one run per file instead of one run for all
-  size_t threads = 0;                     // reader threads per file; 0: one per core
-  int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
-  bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
-                                          // without --force)
-  std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
-  // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
-  std::map<std::string, std::string> recorded_paths;
-};
-
-struct FileOutcome;
-// Runs inside the import's transaction after the files are in and linked, before the commit:
-// what the caller adds to the same runs (e.g. a run directory's plan and manifest) is kept
-// with them or not at all.
-using BeforeCommit = std::function<Status(const std::vector<FileOutcome>&)>;
-
 struct FileOutcome {
   std::string path;
   int64_t run_id = 0;
@@ -41,6 +23,32 @@ struct FileOutcome {
   int64_t rows_skipped = 0;
 };
 
+struct ImportOptions {
+  store::Manifest manifest;               // what the user says about the run
+  bool run_per_file = false;              // one run per file instead of one run for all
+  size_t threads = 0;                     // reader threads per file; 0: one per core
+  int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
+  bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
+                                          // without --force)
+  bool refuse_unrelated_ncu = false;      // refuse ncu results that match none of their run's nsys kernels
+                                          // (kscope import without --force; import/ncu_run_check.h)
+  std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
+  // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
+  std::function<void(const std::vector<FileOutcome>&)> on_commit;
+  // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
+  std::map<std::string, std::string> recorded_paths;
+};
+
+// Runs inside the import's transaction after the files are in and linked, before the commit:
+// what the caller adds to the same runs (e.g. a run directory's plan and manifest) is kept
+// with them or not at all.
+using BeforeCommit = std::function<Status(const std::vector<FileOutcome>&)>;
+
+// The line an interrupt just after the commit prints: which runs are complete.
+std::string CommittedNote(const std::vector<FileOutcome>& outcomes);
+
+// An interrupt (SIGINT, SIGTERM, SIGHUP) during the commit is held until the commit is
+// done and CommittedNote is set (util/interrupt_note.h): it then says which runs were kept.
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
                                              const ImportOptions& options, const BeforeCommit& before_commit = {});
 
