@@ -234,7 +234,14 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     for (const auto& note : out.notes) capture["notes"].push_back(note);
     return store.SetRunStatus(out.run_id, out.status, capture.dump());
   });
-  if (!imported.ok()) return imported.error();
+  if (!imported.ok()) {
+    Error e = imported.error();
+    // Name the file the user has, not its decompressed copy.
+    for (const auto& [copy, original] : scratch.originals()) {
+      if (e.where == copy) e.where = original;
+    }
+    return e;
+  }
   runs[out.profiled_run] = out.run_id;
   return out;
 }

@@ -437,7 +437,9 @@ TEST_F(ProfileReplay, RunDirectoriesImportedElsewhereEqualTheRuns) {
   // The same directory again is refused (its export is in the store), and nothing changes.
   auto again = capture::ImportRunDir(*other, (*dirs)[0], user, {.refuse_known_content = true}, runs);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error().what, "already imported as run 2 (a file of the same content)");
+  EXPECT_EQ(again.error().Line(), "kscope: error: " + ((*dirs)[0] / "nsys" / "discovery.sqlite.zst").string() +
+                                      ": already imported as run 2 (a file of the same content); use run 2, or "
+                                      "import it again with --force");
   auto count = other->db().Prepare("SELECT count(*) FROM run");
   ASSERT_TRUE(count.ok() && count->Step());
   EXPECT_EQ(count->Int(0), 3);
