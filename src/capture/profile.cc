@@ -196,6 +196,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"workload", workload},
                   {"command", ShellQuote(workload)},
                   {"config", config::ToYaml(cfg)},
+                  {"run", RunDescription(manifest)},  // kept by kscope import DIR elsewhere
                   {"sweep_point", req.sweep_point},
                   {"environment", {{"CUDA_VISIBLE_DEVICES", visible == nullptr ? json() : json(visible)}}},
                   {"tools",
@@ -454,10 +455,18 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
       if (!linked.ok()) return finish(linked.error());
       cap.At(step)["linked"] = linked->linked;
       if (linked->mismatched > 0) {
+        // Those the importer linked by kernel, shape and NVTX range instead (LinkNcuToTimeline).
+        auto q = store_.db().Prepare(
+            "SELECT count(*) FROM ncu_launch WHERE run_id = ?1 AND source_id = ?2 AND kernel_link = 'matched'");
+        if (!q.ok()) return finish(q.error());
+        q->Bind(1, cap.run_id).Bind(2, imported->front().source_id);
+        const int64_t matched = q->Step() ? q->Int(0) : 0;
         const std::string note = fmt::format(
-            "ncu run {}: {} of {} profiled launches did not match the discovery run's launch at the same place "
-            "(name or shape differ: the workload launched differently); they are kept unlinked",
-            p + 1, linked->mismatched, linked->linked + linked->mismatched);
+            "ncu run {}: {} of {} profiled launches were not the discovery run's launch at the planned place (the "
+            "workload launched differently under ncu, e.g. compilation or autotuning that ran only in the first "
+            "run); {} of them were linked to a kernel of the same name and shape in the same NVTX range, {} kept "
+            "unlinked",
+            p + 1, linked->mismatched, linked->linked + linked->mismatched, matched, linked->mismatched - matched);
         cap.manifest["notes"].push_back(note);
         out_ << "note: " << note << "\n";
       }

@@ -28,6 +28,33 @@ Result<RunDir> MakeRunDir(const std::string& runs_dir, int64_t run_id) {
   return d;
 }
 
+nlohmann::json RunDescription(const store::Manifest& m) {
+  nlohmann::json j = nlohmann::json::object();
+  for (auto [key, value] : {std::pair{"label", &m.label}, {"model", &m.model}, {"dtype", &m.dtype}}) {
+    if (*value) j[key] = **value;
+  }
+  if (m.batch) j["batch"] = *m.batch;
+  if (m.tokens) j["tokens"] = *m.tokens;
+  j["tags"] = m.tags;
+  return j;
+}
+
+store::Manifest RunDescriptionFromJson(const nlohmann::json& j) {
+  store::Manifest m;
+  if (!j.is_object()) return m;
+  for (auto [key, value] : {std::pair{"label", &m.label}, {"model", &m.model}, {"dtype", &m.dtype}}) {
+    if (j.contains(key) && j[key].is_string()) *value = j[key].get<std::string>();
+  }
+  if (j.contains("batch") && j["batch"].is_number_integer()) m.batch = j["batch"].get<int64_t>();
+  if (j.contains("tokens") && j["tokens"].is_number_integer()) m.tokens = j["tokens"].get<int64_t>();
+  if (j.contains("tags") && j["tags"].is_object()) {
+    for (const auto& [k, v] : j["tags"].items()) {
+      if (v.is_string()) m.tags[k] = v.get<std::string>();
+    }
+  }
+  return m;
+}
+
 Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest) {
   return WriteFileAtomically(dir.manifest(), manifest.dump(2) + "\n");
 }
@@ -64,6 +91,36 @@ Status CompressFile(const fs::path& path) {
   std::error_code ec;
   fs::remove(path, ec);
   return Status::Ok();
+}
+
+Status DecompressFile(const fs::path& from, const fs::path& to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) return Error{from.string(), "cannot decompress: the file cannot be read", "check its permissions"};
+  Result<AtomicFile> out = AtomicFile::Create(to.string());
+  if (!out.ok()) return out.error();
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
+  std::vector<char> ibuf(ZSTD_DStreamInSize()), obuf(ZSTD_DStreamOutSize());
+  size_t pending = 0;  // what the last frame still expects; 0 at a frame's end
+  bool any = false;
+  while (in) {
+    in.read(ibuf.data(), static_cast<std::streamsize>(ibuf.size()));
+    ZSTD_inBuffer input{ibuf.data(), static_cast<size_t>(in.gcount()), 0};
+    any = any || input.size > 0;
+    while (input.pos < input.size) {
+      ZSTD_outBuffer output{obuf.data(), obuf.size(), 0};
+      pending = ZSTD_decompressStream(dctx.get(), &output, &input);
+      if (ZSTD_isError(pending)) {
+        return Error{from.string(), std::string("not a readable zstd file: ") + ZSTD_getErrorName(pending),
+                     "compress it again with zstd, or use the uncompressed file"};
+      }
+      KSCOPE_RETURN_IF_ERROR(out->Write(std::string_view(obuf.data(), output.pos)));
+    }
+  }
+  if (in.bad()) return Error{from.string(), "cannot decompress: reading the file failed", "check the disk"};
+  if (!any || pending != 0) {
+    return Error{from.string(), "the zstd file is truncated", "copy it again from where the run was made"};
+  }
+  return out->Commit();
 }
 
 Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int64_t keep, const std::string& policy) {

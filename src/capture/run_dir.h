@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
 #include "util/status.h"
 
 namespace kscope::capture {
@@ -24,6 +25,11 @@ struct RunDir {
 // (a run id reused by a new database) is an error, not overwritten.
 Result<RunDir> MakeRunDir(const std::string& runs_dir, int64_t run_id);
 
+// What the user said about the run (label, model, dtype, batch, tokens, tags), as manifest.json
+// keeps it under "run" so that the directory imported elsewhere keeps it too; and back.
+nlohmann::json RunDescription(const store::Manifest& m);
+store::Manifest RunDescriptionFromJson(const nlohmann::json& j);
+
 // Writes manifest.json whole (util/atomic_file.h: never half-written).
 Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest);
 
@@ -34,5 +40,8 @@ Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int
 
 // zstd-compresses `path` to `path`.zst (written whole) and removes `path`.
 Status CompressFile(const std::filesystem::path& path);
+
+// The inverse: `from` (a .zst file) decompressed to `to` (written whole; `from` is kept).
+Status DecompressFile(const std::filesystem::path& from, const std::filesystem::path& to);
 
 }  // namespace kscope::capture

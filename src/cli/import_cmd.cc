@@ -1,9 +1,12 @@
-// kscope import FILE...: profiler outputs into the store, as one transaction.
+// kscope import FILE... | DIR...: profiler outputs into the store, as one transaction; run
+// directories that kscope profile wrote (or folders of them), each as a run of its own.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
+#include "capture/run_dir_import.h"
 #include "cli/commands.h"
 #include "import/import_files.h"
 #include "util/interrupt_note.h"
@@ -20,6 +23,35 @@ struct ImportArgs {
   int64_t into_run = 0;
 };
 
+// Each run directory in turn, each in its own transaction: one that fails is said and left
+// out, the others are kept. Returns the exit code (1 when any failed).
+int ImportDirs(store::Store& store, const std::vector<std::string>& args, const store::Manifest& user,
+               const import::ImportOptions& options) {
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& a : args) {
+    auto found = capture::FindRunDirs(a);
+    if (!found.ok()) return Fail(found.error());
+    dirs.insert(dirs.end(), found->begin(), found->end());
+  }
+  std::map<int64_t, int64_t> runs;  // profiled run id -> run here
+  size_t failed = 0;
+  for (const auto& d : dirs) {
+    auto r = capture::ImportRunDir(store, d, user, options, runs);
+    if (!r.ok()) {
+      Fail(r.error());
+      ++failed;
+      continue;
+    }
+    std::cout << fmt::format("imported {} as run {}: {} files, {} rows, {} launches linked, {}\n", r->dir, r->run_id,
+                             r->files, r->rows, r->linked, r->status);
+    for (const auto& n : r->notes) std::cout << "  note: " << n << "\n";
+  }
+  if (dirs.size() > 1 || failed > 0) {
+    std::cout << fmt::format("{} of {} run directories imported\n", dirs.size() - failed, dirs.size());
+  }
+  return failed > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
@@ -27,7 +59,8 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   CLI::App* cmd = app.add_subcommand("import", "Import nsys SQLite exports and ncu results into the kscope database");
   cmd->add_option("files", args->files,
                   "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read with the installed "
-                  "ncu) or their CSV pages (ncu --import R --page raw|details --csv)")
+                  "ncu) or their CSV pages (ncu --import R --page raw|details --csv); or run directories that kscope "
+                  "profile wrote (or folders of them, e.g. profile.runs_dir), each a run of its own")
       ->required();
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
@@ -49,6 +82,16 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     }
     InstallInterruptNote();  // an interrupt after the commit says the run is complete
     const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::string> dirs, files;
+    for (const auto& f : args->files) {
+      std::error_code ec;
+      (std::filesystem::is_directory(f, ec) ? dirs : files).push_back(f);
+    }
+    if (!dirs.empty() && (!files.empty() || args->into_run != 0 || args->run_per_file)) {
+      exit_code = Fail(Error{dirs.front(), "run directories are imported each as a run of their own",
+                             "import them in a call of their own, without --run and --run-per-file"});
+      return;
+    }
     import::ImportOptions options;
     options.manifest = *manifest;
     options.run_per_file = args->run_per_file;
@@ -56,6 +99,13 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.into_run = args->into_run;
     options.refuse_known_content = !args->force;
     options.refuse_unrelated_ncu = !args->force;
+    if (!dirs.empty()) {
+      exit_code = ImportDirs(*store, dirs, *manifest, options);
+      std::cout << fmt::format("{:.2f} s into {}\n",
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                               global.DbPath());
+      return;
+    }
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());

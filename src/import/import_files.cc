@@ -20,7 +20,7 @@ namespace kscope::import {
 namespace fs = std::filesystem;
 
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
-                                             const ImportOptions& options) {
+                                             const ImportOptions& options, const BeforeCommit& before_commit) {
   // One file named twice would count its events twice: refused before anything is read.
   std::set<fs::path> seen;
   for (const auto& p : paths) {
@@ -91,7 +91,8 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     }
     std::error_code ec;
     store::SourceFile file;
-    file.path = fs::absolute(paths[i], ec).string();
+    auto recorded = options.recorded_paths.find(paths[i]);
+    file.path = fs::absolute(recorded == options.recorded_paths.end() ? paths[i] : recorded->second, ec).string();
     file.format = std::string(importers[i]->format());
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
     file.content_hash = hashes[i];
@@ -125,6 +126,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     }
     KSCOPE_RETURN_IF_ERROR(CheckNcuBelongsToRun(store, r, ncu_files));
   }
+  if (before_commit) KSCOPE_RETURN_IF_ERROR(before_commit(outcomes));
   {
     const HoldInterrupts hold;  // an interrupt now comes once the note below is set, or with nothing kept
     if (auto st = tx->Commit(); !st.ok()) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,7 +35,14 @@ struct ImportOptions {
   std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
   // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
   std::function<void(const std::vector<FileOutcome>&)> on_commit;
+  // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
+  std::map<std::string, std::string> recorded_paths;
 };
+
+// Runs inside the import's transaction after the files are in and linked, before the commit:
+// what the caller adds to the same runs (e.g. a run directory's plan and manifest) is kept
+// with them or not at all.
+using BeforeCommit = std::function<Status(const std::vector<FileOutcome>&)>;
 
 // The line an interrupt just after the commit prints: which runs are complete.
 std::string CommittedNote(const std::vector<FileOutcome>& outcomes);
@@ -42,6 +50,6 @@ std::string CommittedNote(const std::vector<FileOutcome>& outcomes);
 // An interrupt (SIGINT, SIGTERM, SIGHUP) during the commit is held until the commit is
 // done and CommittedNote is set (util/interrupt_note.h): it then says which runs were kept.
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
-                                             const ImportOptions& options);
+                                             const ImportOptions& options, const BeforeCommit& before_commit = {});
 
 }  // namespace kscope::import

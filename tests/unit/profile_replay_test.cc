@@ -14,8 +14,10 @@
 #include "capture/commands.h"
 #include "capture/profile.h"
 #include "capture/run_dir.h"
+#include "capture/run_dir_import.h"
 #include "recorded_runner.h"
 #include "report/kernel_reports.h"
+#include "report/table.h"
 #include "test_support.h"
 
 namespace kscope {
@@ -355,6 +357,101 @@ TEST_F(ProfileReplay, OlderRunDirectoriesAreCompressed) {
   EXPECT_EQ(testing::Unzstd((first / "ncu" / "pass1_raw.csv.zst").string()),
             testing::Unzstd(kRun + "pass1_raw.csv.zst"));
   EXPECT_TRUE(fs::exists(dir_ / "runs" / "2" / "nsys" / "discovery.sqlite"));
+}
+
+// The run as kscope kernels prints it, as CSV.
+std::string KernelsCsv(store::Store& store, int64_t run) {
+  auto table = report::KernelsTable(store, run, {});
+  EXPECT_TRUE(table.ok()) << table.error().Line();
+  std::ostringstream out;
+  if (table.ok()) report::WriteCsv(*table, out);
+  return out.str();
+}
+
+// Run directories made on one machine, imported into another store (kscope import DIR):
+// each is a run equal to the run as profiled. The first directory was compressed by
+// retention; the second is a targeted run made with --discovery 1, whose launches link to
+// the first's kernels in the new store too.
+TEST_F(ProfileReplay, RunDirectoriesImportedElsewhereEqualTheRuns) {
+  config_.profile.keep_runs = 1;
+  auto first = Profile();
+  ASSERT_TRUE(first.ok() && first->complete);
+  auto second = Profile(first->run_id);
+  ASSERT_TRUE(second.ok() && second->complete) << (second.ok() && second->error ? second->error->Line() : "");
+  ASSERT_TRUE(fs::exists(dir_ / "runs" / "1" / "manifest.json.zst"));
+
+  auto other = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(other->CreateRun({}).ok());  // the ids differ there: run 1 is taken
+  auto dirs = capture::FindRunDirs(dir_ / "runs");
+  ASSERT_TRUE(dirs.ok()) << dirs.error().Line();
+  ASSERT_EQ(dirs->size(), 2U);
+  std::map<int64_t, int64_t> runs;
+  store::Manifest user;
+  user.tags["site"] = "lab";
+  std::vector<capture::RunDirOutcome> done;
+  for (const auto& d : *dirs) {
+    auto r = capture::ImportRunDir(*other, d, user, {}, runs);
+    ASSERT_TRUE(r.ok()) << r.error().Line();
+    done.push_back(*r);
+  }
+  EXPECT_EQ(runs, (std::map<int64_t, int64_t>{{1, 2}, {2, 3}}));
+  EXPECT_EQ(done[0].files, 3);  // the discovery export, the raw and details pages
+  EXPECT_EQ(done[1].files, 2);
+  EXPECT_EQ(done[0].linked, 168);
+  EXPECT_EQ(done[1].linked, 168);
+  EXPECT_EQ(done[1].notes, std::vector<std::string>{});
+  for (auto [here, there] : {std::pair{first->run_id, 2}, {second->run_id, 3}}) {
+    EXPECT_EQ(KernelsCsv(*other, there), KernelsCsv(*store_, here));
+    auto a = store_->GetRun(here);
+    auto b = other->GetRun(there);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(b->status, a->status);
+    EXPECT_EQ(b->manifest.label, "llama-quick");
+    // From the manifest's nvidia-smi query: the targeted run has it too, though it has no export.
+    EXPECT_EQ(b->manifest.gpu, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(b->manifest.driver, "580.159.04");
+    EXPECT_EQ(b->manifest.command, a->manifest.command);
+    EXPECT_EQ(b->manifest.nsys_tool_version, a->manifest.nsys_tool_version);
+    EXPECT_EQ(b->manifest.nsys_export_version, a->manifest.nsys_export_version);
+    EXPECT_EQ(b->manifest.ncu_version, a->manifest.ncu_version);
+    EXPECT_EQ(b->manifest.tags, (std::map<std::string, std::string>{{"site", "lab"}}));
+    EXPECT_EQ(b->kernels, a->kernels);
+    auto capture = nlohmann::json::parse(*other->RunCapture(there));
+    EXPECT_EQ(capture["imported_from"]["run"], here);
+    EXPECT_EQ(capture["selection"], nlohmann::json::parse(*store_->RunCapture(here))["selection"]);
+  }
+  EXPECT_EQ(*other->StreamRows(2, "kernel"), 3404);
+  auto q = other->db().Prepare(
+      "SELECT count(*) FROM ncu_launch WHERE run_id = 3 AND kernel_link = 'planned' AND kernel_run = 2");
+  ASSERT_TRUE(q.ok() && q->Step());
+  EXPECT_EQ(q->Int(0), 168);
+  // The compressed files are recorded by their own names, not the scratch copies.
+  auto src = other->db().Prepare("SELECT path FROM source_file WHERE run_id = 2 ORDER BY id");
+  ASSERT_TRUE(src.ok());
+  std::vector<std::string> paths;
+  while (src->Step()) paths.push_back(fs::path(src->Text(0)).lexically_relative(dir_).string());
+  EXPECT_EQ(paths, (std::vector<std::string>{"runs/1/nsys/discovery.sqlite.zst", "runs/1/ncu/pass1_raw.csv.zst",
+                                             "runs/1/ncu/pass1_details.csv.zst"}));
+
+  // The same directory again is refused (its export is in the store), and nothing changes.
+  auto again = capture::ImportRunDir(*other, (*dirs)[0], user, {.refuse_known_content = true}, runs);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().Line(), "kscope: error: " + ((*dirs)[0] / "nsys" / "discovery.sqlite.zst").string() +
+                                      ": already imported as run 2 (a file of the same content); use run 2, or "
+                                      "import it again with --force");
+  auto count = other->db().Prepare("SELECT count(*) FROM run");
+  ASSERT_TRUE(count.ok() && count->Step());
+  EXPECT_EQ(count->Int(0), 3);
+}
+
+TEST_F(ProfileReplay, AFolderWithoutRunDirectoriesIsOneLine) {
+  auto r = capture::FindRunDirs(dir_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().Line(),
+            "kscope: error: " + dir_.string() +
+                ": neither a run directory (no manifest.json) nor a folder of run directories; "
+                "name a directory that kscope profile wrote (profile.runs_dir/ID), or its runs folder");
 }
 
 }  // namespace

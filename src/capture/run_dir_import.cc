@@ -1,0 +1,249 @@
+#include "capture/run_dir_import.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "capture/planned_links.h"
+#include "capture/run_dir.h"
+
+namespace kscope::capture {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// A folder for the decompressed copies of one directory's .zst files, removed at the end.
+class Scratch {
+ public:
+  Scratch() {
+    static std::atomic<int> n{0};
+    dir_ = fs::temp_directory_path() / fmt::format("kscope-import-{}-{}", getpid(), n++);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  // `path` when it exists, else `path`.zst decompressed here; "" when neither exists.
+  Result<std::string> Plain(const fs::path& path) {
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) return path.string();
+    const fs::path zst = path.string() + ".zst";
+    if (!fs::is_regular_file(zst, ec)) return std::string();
+    fs::create_directories(dir_, ec);
+    if (ec)
+      return Error{dir_.string(), "cannot make a scratch folder: " + ec.message(), "set TMPDIR to a writable folder"};
+    // Keep the file's own name: the importer recognizes pages by it.
+    const fs::path to = dir_ / path.parent_path().filename() / path.filename();
+    fs::create_directories(to.parent_path(), ec);
+    KSCOPE_RETURN_IF_ERROR(DecompressFile(zst, to));
+    originals_[to.string()] = zst.string();
+    return to.string();
+  }
+  // Each decompressed copy's original (the path the store records).
+  [[nodiscard]] const std::map<std::string, std::string>& originals() const { return originals_; }
+
+ private:
+  fs::path dir_;
+  std::map<std::string, std::string> originals_;
+};
+
+std::optional<int64_t> RunIdOf(const fs::path& dir) {
+  const std::string name = dir.filename().string();
+  int64_t id = 0;
+  auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), id);
+  if (err != std::errc() || p != name.data() + name.size()) return std::nullopt;
+  return id;
+}
+
+std::optional<std::string> Text(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return std::nullopt;
+  return j[key].get<std::string>();
+}
+
+// The store's description of the run, from the manifest (the user's words under "run"; the
+// GPU and the tools as kscope profile found them), the command line's words on top.
+store::Manifest ManifestOf(const json& m, const store::Manifest& user) {
+  store::Manifest r = RunDescriptionFromJson(m.value("run", json::object()));
+  if (!m.contains("run") && m.contains("sweep_point") && m["sweep_point"].is_object()) {
+    for (const auto& [k, v] : m["sweep_point"].items()) {
+      if (v.is_string()) r.tags["sweep." + k] = v.get<std::string>();
+    }
+  }
+  if (m.contains("gpu")) {
+    r.gpu = Text(m["gpu"], "name");
+    r.driver = Text(m["gpu"], "driver");
+  }
+  if (m.contains("tools")) {
+    if (m["tools"].contains("nsys")) r.nsys_tool_version = Text(m["tools"]["nsys"], "version");
+    if (m["tools"].contains("ncu")) r.ncu_version = Text(m["tools"]["ncu"], "version");
+  }
+  if (r.nsys_tool_version && r.nsys_tool_version->empty()) r.nsys_tool_version.reset();
+  r.command = Text(m, "command");
+  for (auto [field, value] : {std::pair{&r.label, &user.label}, {&r.model, &user.model}, {&r.dtype, &user.dtype}}) {
+    if (*value) *field = *value;
+  }
+  if (user.batch) r.batch = user.batch;
+  if (user.tokens) r.tokens = user.tokens;
+  for (const auto& [k, v] : user.tags) r.tags[k] = v;
+  return r;
+}
+
+struct Pass {
+  int number = 0;
+  std::vector<int64_t> profiled_rows;
+  std::vector<std::string> files;  // its raw and details pages, or its .ncu-rep
+};
+
+}  // namespace
+
+bool IsRunDir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "manifest.json", ec) || fs::is_regular_file(dir / "manifest.json.zst", ec);
+}
+
+Result<std::vector<fs::path>> FindRunDirs(const fs::path& path) {
+  if (IsRunDir(path)) return std::vector<fs::path>{path};
+  std::vector<std::pair<int64_t, fs::path>> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    auto id = RunIdOf(e.path());
+    if (id && e.is_directory(ec) && IsRunDir(e.path())) found.emplace_back(*id, e.path());
+  }
+  if (ec) return Error{path.string(), "cannot list the folder: " + ec.message(), "check the path and its permissions"};
+  if (found.empty()) {
+    return Error{path.string(), "neither a run directory (no manifest.json) nor a folder of run directories",
+                 "name a directory that kscope profile wrote (profile.runs_dir/ID), or its runs folder"};
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<fs::path> dirs;
+  for (auto& [id, p] : found) dirs.push_back(std::move(p));
+  return dirs;
+}
+
+Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, const store::Manifest& user,
+                                   const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
+  Scratch scratch;
+  auto manifest_path = scratch.Plain(dir / "manifest.json");
+  if (!manifest_path.ok()) return manifest_path.error();
+  if (manifest_path->empty()) {
+    return Error{dir.string(), "not a run directory: it holds no manifest.json",
+                 "name a directory that kscope profile wrote (profile.runs_dir/ID)"};
+  }
+  json m;
+  {
+    std::ifstream in(*manifest_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    m = json::parse(text.str(), nullptr, false);
+  }
+  if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
+      !m["steps"].is_array()) {
+    return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
+                 "import the run's files themselves: kscope import FILE..."};
+  }
+  RunDirOutcome out;
+  out.dir = dir.string();
+  out.profiled_run = m["kscope_run"].is_number_integer() ? m["kscope_run"].get<int64_t>() : 0;
+  out.status = Text(m, "status").value_or("incomplete");
+
+  // The files, in the order kscope profile imported them: the discovery export, then each
+  // ncu pass's pages (or its report, where the pages were not exported).
+  std::vector<std::string> files;
+  const bool own_discovery = !m.contains("discovery_run");
+  if (own_discovery) {
+    auto sqlite = scratch.Plain(dir / "nsys" / "discovery.sqlite");
+    if (!sqlite.ok()) return sqlite.error();
+    if (!sqlite->empty()) files.push_back(*sqlite);
+  }
+  std::vector<Pass> passes;
+  for (const auto& step : m["steps"]) {
+    const std::string name = step.value("name", "");
+    int number = 0;
+    if (!name.starts_with("ncu pass ") || !step.contains("profiled_kernel_rows")) continue;
+    auto [p, err] = std::from_chars(name.data() + 9, name.data() + name.size(), number);
+    if (err != std::errc() || p != name.data() + name.size()) continue;
+    Pass pass;
+    pass.number = number;
+    pass.profiled_rows = step["profiled_kernel_rows"].get<std::vector<int64_t>>();
+    const fs::path base = dir / "ncu" / fmt::format("pass{}", number);
+    for (const char* page : {"_raw.csv", "_details.csv"}) {
+      auto f = scratch.Plain(base.string() + page);
+      if (!f.ok()) return f.error();
+      if (!f->empty()) pass.files.push_back(*f);
+    }
+    if (pass.files.empty()) {
+      auto rep = scratch.Plain(base.string() + ".ncu-rep");
+      if (!rep.ok()) return rep.error();
+      if (!rep->empty()) pass.files.push_back(*rep);
+    }
+    for (const auto& f : pass.files) files.push_back(f);
+    if (!pass.files.empty()) passes.push_back(std::move(pass));
+  }
+  if (files.empty()) {
+    return Error{dir.string(), "the run directory holds no nsys export and no ncu page (the profile stopped early?)",
+                 "see its manifest.json and logs/; profile the workload again"};
+  }
+  int64_t discovery = 0;
+  if (!own_discovery && m["discovery_run"].is_number_integer()) {
+    auto it = runs.find(m["discovery_run"].get<int64_t>());
+    if (it != runs.end()) discovery = it->second;
+  }
+
+  import::ImportOptions opts = options;
+  opts.manifest = ManifestOf(m, user);
+  opts.run_per_file = false;
+  opts.into_run = 0;
+  opts.refuse_unrelated_ncu = false;  // the plan says which kernel each launch is (a targeted run has none)
+  opts.recorded_paths = scratch.originals();
+  auto imported = import::ImportFiles(store, files, opts, [&](const std::vector<import::FileOutcome>& done) -> Status {
+    out.run_id = done.front().run_id;
+    if (own_discovery) discovery = out.run_id;
+    for (const auto& f : done) out.rows += f.rows_read;
+    out.files = static_cast<int64_t>(done.size());
+    for (const auto& pass : passes) {
+      auto source = std::find_if(done.begin(), done.end(),
+                                 [&](const import::FileOutcome& f) { return f.path == pass.files.front(); });
+      if (source == done.end()) continue;
+      if (discovery == 0) {
+        out.notes.push_back(fmt::format(
+            "ncu pass {}: its discovery run {} is not in this import, so its launches are not linked to kernels",
+            pass.number, m["discovery_run"].dump()));
+        continue;
+      }
+      NcuPass plan;
+      plan.profiled_rows = pass.profiled_rows;
+      auto linked = LinkPlannedLaunches(store, out.run_id, source->source_id, discovery, plan);
+      if (!linked.ok()) return linked.error();
+      out.linked += linked->linked;
+    }
+    json capture = m;
+    std::error_code ec;
+    capture["imported_from"] = {{"dir", fs::absolute(dir, ec).string()}, {"run", out.profiled_run}};
+    capture["run_dir"] = fs::absolute(dir, ec).string();  // where kscope report writes
+    if (discovery != 0 && !own_discovery) capture["discovery_run"] = discovery;
+    for (const auto& note : out.notes) capture["notes"].push_back(note);
+    return store.SetRunStatus(out.run_id, out.status, capture.dump());
+  });
+  if (!imported.ok()) {
+    Error e = imported.error();
+    // Name the file the user has, not its decompressed copy.
+    for (const auto& [copy, original] : scratch.originals()) {
+      if (e.where == copy) e.where = original;
+    }
+    return e;
+  }
+  runs[out.profiled_run] = out.run_id;
+  return out;
+}
+
+}  // namespace kscope::capture
