@@ -17,6 +17,7 @@ struct ImportArgs {
   bool force = false;
   size_t threads = 0;
   int64_t into_run = 0;
+  bool via_ncu = false;
 };
 
 }  // namespace
@@ -25,14 +26,16 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   auto args = std::make_shared<ImportArgs>();
   CLI::App* cmd = app.add_subcommand("import", "Import nsys SQLite exports and ncu results into the kscope database");
   cmd->add_option("files", args->files,
-                  "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read with the installed "
-                  "ncu) or their CSV pages (ncu --import R --page raw|details --csv)")
+                  "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read natively) "
+                  " or their CSV pages (ncu --import R --page raw|details --csv)")
       ->required();
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
   cmd->add_flag("--force", args->force, "import a file again although the database holds one of the same content");
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
+  cmd->add_flag("--via-ncu", args->via_ncu,
+                "read .ncu-rep reports through the installed ncu's raw and details pages instead of natively");
   cmd->callback([args, &global, &exit_code] {
     auto manifest = ToManifest(args->manifest);
     if (!manifest.ok()) {
@@ -51,6 +54,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.threads = args->threads;
     options.into_run = args->into_run;
     options.refuse_known_content = !args->force;
+    options.via_ncu = args->via_ncu;
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());

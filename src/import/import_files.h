@@ -20,7 +20,8 @@ struct ImportOptions {
   int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
   bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
                                           // without --force)
-  std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
+  bool via_ncu = false;                   // read .ncu-rep files through ncu's page exports (the fallback)
+  std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
 };
 
 struct FileOutcome {
