@@ -210,6 +210,31 @@ INSTANTIATE_TEST_SUITE_P(Devset, NcuRep,
                                            Expected{"llama_decode_quick", 80, 556, 46067, 66, 44320}),
                          [](const auto& info) { return info.param.name; });
 
+// Instanced metrics: the occupancy-per-barrier-count curve of the first saxpy launch, every
+// instance (barriers per block, % occupancy), and its value of the whole, their sum.
+TEST(NcuRepInstances, OccupancyCurveOfTheFirstLaunch) {
+  std::vector<std::pair<uint64_t, uint64_t>> curve;
+  double whole = 0;
+  size_t total = 0;
+  auto read = import::ncu::ReadRep(Report("tiny_cuda_basic"), [&](const RepLaunch& l) {
+    for (const auto& m : l.metrics) total += m.instances.size();
+    if (l.id != 0) return Status::Ok();
+    const auto* m = l.Find("derived__pct_occupancy_per_barrier_count");
+    if (m == nullptr) return Status(Error{"", "no occupancy curve", ""});
+    whole = m->value.number();
+    for (const auto& i : m->instances) curve.emplace_back(i.key.u, i.value.u);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(read.ok()) << read.error().Line();
+  std::vector<std::pair<uint64_t, uint64_t>> want;
+  const std::vector<uint64_t> pct{100, 100, 100, 100, 100, 100, 100, 100, 100, 87, 75, 62, 62, 50, 50, 50, 50,
+                                  37,  37,  37,  37,  37,  25,  25,  25,  25,  25, 25, 25, 25, 25, 25, 25};
+  for (uint64_t b = 0; b <= 64; ++b) want.emplace_back(b, b < pct.size() ? pct[b] : 12);
+  EXPECT_EQ(curve, want);
+  EXPECT_EQ(whole, 2230.0);
+  EXPECT_EQ(total, 16245U);  // instance values in the whole report
+}
+
 std::vector<analysis::NcuLaunch> Imported(const std::string& file) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   EXPECT_TRUE(s.ok());
