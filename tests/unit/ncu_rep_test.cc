@@ -235,6 +235,46 @@ TEST(NcuRepInstances, OccupancyCurveOfTheFirstLaunch) {
   EXPECT_EQ(total, 16245U);  // instance values in the whole report
 }
 
+// The details page's rule findings, from the report alone: every message of every rule of
+// every launch, its type, its text as the page renders ncu's markup, and the estimated
+// speedup as the page prints it (four significant digits).
+class NcuRepRules : public ::testing::TestWithParam<std::pair<std::string, size_t>> {};
+
+TEST_P(NcuRepRules, EqualTheDetailsPage) {
+  const auto& [name, count] = GetParam();
+  using Row = std::vector<std::string>;
+  std::vector<Row> mine, page;
+  auto read = import::ncu::ReadRep(Report(name), [&](const RepLaunch& l) {
+    for (const auto& r : l.rules) {
+      mine.push_back({std::to_string(l.id), std::string(r.section), std::string(r.rule), r.type, r.text, r.speedup_type,
+                      r.speedup ? fmt::format("{:.4g}", *r.speedup) : ""});
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(read.ok()) << read.error().Line();
+  const auto rows = ReadCsv(kNcu + name + "_details.csv");
+  const auto& h = rows[0];
+  auto col = [&](const char* n) { return static_cast<size_t>(std::find(h.begin(), h.end(), n) - h.begin()); };
+  const size_t id = col("ID"), section = col("Section Name"), rule = col("Rule Name"), type = col("Rule Type"),
+               text = col("Rule Description"), speedup_type = col("Estimated Speedup Type"),
+               speedup = col("Estimated Speedup");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    if (r.size() <= speedup || r[rule].empty()) continue;
+    page.push_back({r[id], r[section], r[rule], r[type], r[text], r[speedup_type], r[speedup]});
+  }
+  std::sort(mine.begin(), mine.end());
+  std::sort(page.begin(), page.end());
+  EXPECT_EQ(page.size(), count);
+  EXPECT_EQ(mine, page);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devset, NcuRepRules,
+                         ::testing::Values(std::pair<std::string, size_t>{"tiny_cuda_basic", 18},
+                                           std::pair<std::string, size_t>{"tiny_cuda_gemm_full", 8},
+                                           std::pair<std::string, size_t>{"llama_deep", 73}),
+                         [](const auto& info) { return info.param.first; });
+
 std::vector<analysis::NcuLaunch> Imported(const std::string& file) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   EXPECT_TRUE(s.ok());

@@ -69,6 +69,10 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
       }
       KSCOPE_RETURN_IF_ERROR(writer->Metric(*launch, m.name, value, text, unit.unit, true));
     }
+    for (const RepRule& r : l.rules) {
+      KSCOPE_RETURN_IF_ERROR(writer->Rule(*launch, store::NcuRuleRow{std::string(r.section), std::string(r.rule),
+                                                                     r.type, r.text, r.speedup_type, r.speedup}));
+    }
     ++result.rows_read;
     return Status::Ok();
   };

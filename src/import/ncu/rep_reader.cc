@@ -127,6 +127,37 @@ bool DecodeDim3(std::string_view msg, std::array<int64_t, 3>& out) {
   return !c.failed();
 }
 
+// A rule message as ncu's details page prints it: "@section:ID:Title@" becomes the title,
+// "@url:Text:https://...@" becomes "Text (https://...)"; other text is kept as it is.
+std::string RenderRuleText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t at = text.find('@');
+    out.append(text.substr(0, at));
+    if (at == std::string_view::npos) break;
+    text.remove_prefix(at);
+    const size_t end = text.find('@', 1);
+    const std::string_view inner = end == std::string_view::npos ? std::string_view{} : text.substr(1, end - 1);
+    const size_t colon = inner.find(':');
+    const std::string_view kind = inner.substr(0, colon);
+    const size_t second = colon == std::string_view::npos ? colon : inner.find(':', colon + 1);
+    if ((kind == "section" || kind == "url") && second != std::string_view::npos) {
+      const std::string_view a = inner.substr(colon + 1, second - colon - 1), b = inner.substr(second + 1);
+      if (kind == "section") {
+        out.append(b);
+      } else {
+        out.append(a).append(" (").append(b).append(")");
+      }
+      text.remove_prefix(end + 1);
+    } else {
+      out.push_back('@');
+      text.remove_prefix(1);
+    }
+  }
+  return out;
+}
+
 class Reader {
  public:
   Reader(Source& src, std::string where, const std::function<Status(const RepLaunch&)>& on_launch)
@@ -243,6 +274,7 @@ class Reader {
     l.grid = l.block = {0, 0, 0};
     l.nvtx.clear();
     l.metrics.clear();
+    l.rules.clear();
     wire::Cursor c(msg);
     while (auto f = c.Next()) {
       const bool bytes = f->type == wire::Type::kBytes;
@@ -267,6 +299,9 @@ class Reader {
           break;
         case 13:
           if (bytes) KSCOPE_RETURN_IF_ERROR(Metric(f->data));
+          break;
+        case 19:
+          if (bytes) KSCOPE_RETURN_IF_ERROR(Rule(f->data));
           break;
         case 21:
           if (bytes) KSCOPE_RETURN_IF_ERROR(Nvtx(f->data));
@@ -306,6 +341,64 @@ class Reader {
     }
     if (c.failed() || !named) return Bad("a metric entry is not a valid message");
     launch_.metrics.push_back(std::move(m));
+    return Status::Ok();
+  }
+
+  // A rule's result: 1 rule id, 4 section id, 3 results; a result's field 1 holds messages
+  // (1, repeated: 1 text, 2 type) and the estimated speedup (10: 1 type, 2 percent).
+  Status Rule(std::string_view msg) {
+    std::string_view rule, section;
+    std::vector<std::string_view> results;
+    wire::Cursor c(msg);
+    while (auto f = c.Next()) {
+      if (f->type != wire::Type::kBytes) continue;
+      if (f->number == 1) rule = f->data;
+      if (f->number == 4) section = f->data;
+      if (f->number == 3) results.push_back(f->data);
+    }
+    if (c.failed()) return Bad("a rule result is not a valid message");
+    for (std::string_view result : results) {
+      wire::Cursor rc(result);
+      while (auto body = rc.Next()) {
+        if (body->number != 1 || body->type != wire::Type::kBytes) continue;
+        std::vector<std::pair<std::string_view, uint64_t>> messages;
+        std::string speedup_type;
+        std::optional<double> speedup;
+        wire::Cursor bc(body->data);
+        while (auto g = bc.Next()) {
+          if (g->type != wire::Type::kBytes) continue;
+          wire::Cursor mc(g->data);
+          if (g->number == 1) {
+            std::pair<std::string_view, uint64_t> m{{}, 0};
+            while (auto h = mc.Next()) {
+              if (h->number == 1 && h->type == wire::Type::kBytes) m.first = h->data;
+              if (h->number == 2 && h->type == wire::Type::kVarint) m.second = h->bits;
+            }
+            messages.push_back(m);
+          } else if (g->number == 10) {
+            while (auto h = mc.Next()) {
+              if (h->number == 1 && h->type == wire::Type::kVarint) {
+                speedup_type = h->bits == 1 ? "local" : h->bits == 2 ? "global" : fmt::format("type {}", h->bits);
+              }
+              if (h->number == 2 && h->type == wire::Type::kFixed64) speedup = h->AsDouble();
+            }
+          }
+          if (mc.failed()) return Bad("a rule message is not a valid message");
+        }
+        if (bc.failed()) return Bad("a rule result is not a valid message");
+        for (const auto& [text, type] : messages) {
+          RepRule r;
+          r.section = section;
+          r.rule = rule;
+          r.type = type == 1 ? "INF" : type == 4 ? "OPT" : fmt::format("type {}", type);
+          r.text = RenderRuleText(text);
+          r.speedup_type = speedup_type;
+          r.speedup = speedup;
+          launch_.rules.push_back(std::move(r));
+        }
+      }
+      if (rc.failed()) return Bad("a rule result is not a valid message");
+    }
     return Status::Ok();
   }
 

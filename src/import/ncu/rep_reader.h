@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,16 @@ struct RepMetric {
   std::vector<RepInstance> instances;
 };
 
+// One message of one rule (the details page's guided analysis) for a launch.
+struct RepRule {
+  std::string_view section;       // the section's identifier, e.g. "SpeedOfLight"
+  std::string_view rule;          // the rule's identifier, e.g. "SOLBottleneck"
+  std::string type;               // "OPT", "INF" (the two kinds seen); "type N" for another number
+  std::string text;               // the message with ncu's markup rendered as its page prints it
+  std::string speedup_type;       // "local", "global", or "" when the rule estimates no speedup
+  std::optional<double> speedup;  // estimated speedup in percent, full precision
+};
+
 // One profiled launch. Views point into the reader's buffers: valid during the callback.
 struct RepLaunch {
   int64_t id = 0;  // ncu's result ID: the launch's position in the report, from 0
@@ -49,6 +60,7 @@ struct RepLaunch {
   std::array<int64_t, 3> grid{}, block{};
   std::string nvtx;  // push/pop ranges, as ncu's raw page prints its NVTX column; "" when none
   std::vector<RepMetric> metrics;
+  std::vector<RepRule> rules;
 
   [[nodiscard]] std::string_view name() const { return demangled.empty() ? function : demangled; }
   [[nodiscard]] const RepMetric* Find(std::string_view metric) const;
