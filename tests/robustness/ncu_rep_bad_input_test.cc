@@ -7,12 +7,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "import/import_files.h"
 #include "recorded_runner.h"
 #include "store/store.h"
 #include "test_support.h"
+#include "util/sqlite.h"
 
 namespace kscope {
 namespace {
@@ -142,6 +144,42 @@ TEST_F(NcuRepBadInput, NotAReport) {
 TEST_F(NcuRepBadInput, SignatureOnly) {
   const std::string p = Write("sig.ncu-rep", std::string("NVR\0", 4));
   ExpectRejected(p, "kscope: error: " + p + ": too short for an Nsight Compute report (4 bytes)" + kFix);
+}
+
+int64_t Count(store::Store& s, const char* table) {
+  auto q = s.db().Prepare(std::string("SELECT count(*) FROM ") + table);
+  EXPECT_TRUE(q.ok());
+  return q.ok() && q->Step() ? q->Int(0) : -1;
+}
+
+// 60 damaged copies of the report (a byte changed, eight bytes overwritten, or the file cut
+// at a random place; a fixed seed): each import either succeeds (the damage fell inside a
+// text) or fails with one line and adds nothing to the store.
+TEST_F(NcuRepBadInput, RandomDamage) {
+  std::mt19937 rng(14);
+  int failed = 0;
+  for (int i = 0; i < 60; ++i) {
+    std::string bytes = report_;
+    const size_t at = std::uniform_int_distribution<size_t>(8, bytes.size() - 9)(rng);
+    switch (i % 3) {
+      case 0: bytes[at] = static_cast<char>(bytes[at] ^ (1 + rng() % 255)); break;
+      case 1:
+        for (size_t k = 0; k < 8; ++k) bytes[at + k] = static_cast<char>(rng());
+        break;
+      default: bytes.resize(at); break;
+    }
+    const std::string p = Write("damaged.ncu-rep", bytes);
+    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok());
+    auto out = import::ImportFiles(*s, {p}, {});
+    if (out.ok()) continue;
+    ++failed;
+    const std::string line = out.error().Line();
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    EXPECT_EQ(line.rfind("kscope: error: " + p + ": ", 0), 0U) << line;
+    EXPECT_EQ(Count(*s, "run") + Count(*s, "ncu_launch") + Count(*s, "ncu_metric") + Count(*s, "ncu_rule"), 0) << line;
+  }
+  EXPECT_EQ(failed, 41);  // with this seed: every cut, and the damage that breaks the structure
 }
 
 }  // namespace
