@@ -275,6 +275,19 @@ INSTANTIATE_TEST_SUITE_P(Devset, NcuRepRules,
                                            std::pair<std::string, size_t>{"llama_deep", 73}),
                          [](const auto& info) { return info.param.first; });
 
+// What the report says about the run: the GPU, ncu's version and CUDA's, in the manifest.
+TEST(NcuRepManifest, GpuAndVersionsFromTheSession) {
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto out = import::ImportFiles(*s, {Report("llama_deep")}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  auto run = s->GetRun(out->front().run_id);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->manifest.gpu, "NVIDIA H200");
+  EXPECT_EQ(run->manifest.ncu_version, "2025.3.1.0");
+  EXPECT_EQ(run->manifest.cuda_version, "13.0");
+}
+
 std::vector<analysis::NcuLaunch> Imported(const std::string& file) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   EXPECT_TRUE(s.ok());

@@ -83,6 +83,9 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
                  "profile again; check that ncu's kernel filters matched a kernel"};
   }
   result.format_version = fmt::format("ncu-rep v{}", read->version);
+  if (!read->gpu.empty()) result.learned.gpu = read->gpu;
+  if (!read->ncu_version.empty()) result.learned.ncu_version = read->ncu_version;
+  if (!read->cuda_version.empty()) result.learned.cuda_version = read->cuda_version;
   return result;
 }
 

@@ -206,6 +206,27 @@ class Reader {
     return out;
   }
 
+  // A block's session entry: 6 a device (2 its name), 8 a recorded version (1 what, 2 which).
+  Status Session(std::string_view msg) {
+    wire::Cursor c(msg);
+    while (auto f = c.Next()) {
+      if (f->type != wire::Type::kBytes || (f->number != 6 && f->number != 8)) continue;
+      std::string_view key, value;
+      wire::Cursor e(f->data);
+      while (auto g = e.Next()) {
+        if (g->type != wire::Type::kBytes) continue;
+        if (g->number == 1) key = g->data;
+        if (g->number == 2) value = g->data;
+      }
+      if (e.failed()) return Bad("a session entry is not a valid message");
+      if (f->number == 6 && summary_.gpu.empty()) summary_.gpu = value;
+      if (f->number == 8 && key == "Nsight Compute Target") summary_.ncu_version = value.substr(0, value.find(' '));
+      if (f->number == 8 && key == "CUDA Version") summary_.cuda_version = value;
+    }
+    if (c.failed()) return Bad("a block's session entry is not a valid message");
+    return Status::Ok();
+  }
+
   Status Block() {
     std::string prefix;
     if (!src_.Read(4, prefix)) return Bad("cut off inside a block header's size");
@@ -226,6 +247,7 @@ class Reader {
         }
         if (st.failed()) return Bad("a block's string table is not a valid message");
       }
+      if (f->number == 3 && f->type == wire::Type::kBytes) KSCOPE_RETURN_IF_ERROR(Session(f->data));
       if (f->number == 6 && f->type == wire::Type::kBytes) {
         wire::Cursor p(f->data);
         while (auto s = p.Next()) {

@@ -70,6 +70,10 @@ struct RepSummary {
   uint64_t version = 0;
   int64_t launches = 0;
   int64_t bytes = 0;
+  // From the session blocks: the first device's name, and the versions ncu recorded.
+  std::string gpu;           // "NVIDIA H200"
+  std::string ncu_version;   // "2025.3.1.0" (of "Nsight Compute Target")
+  std::string cuda_version;  // "13.0"
 };
 
 // Reads `path`, calling `on_launch` for every launch in file order; an error from the
