@@ -288,6 +288,31 @@ TEST(NcuRepManifest, GpuAndVersionsFromTheSession) {
   EXPECT_EQ(run->manifest.cuda_version, "13.0");
 }
 
+// Added to the nsys run of the same workload, the report's launches link to the same nsys
+// kernels as its raw page's do (by name, shape and NVTX range: the report's full demangled
+// names match nsys's as well as the page's shortened ones).
+TEST(NcuRepLinks, SameNsysKernelsAsThePage) {
+  auto links = [](const std::string& ncu_file) {
+    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    EXPECT_TRUE(s.ok());
+    auto nsys = import::ImportFiles(*s, {std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/llama.sqlite"}, {});
+    EXPECT_TRUE(nsys.ok());
+    import::ImportOptions into;
+    into.into_run = nsys->front().run_id;
+    auto ncu = import::ImportFiles(*s, {ncu_file}, into);
+    EXPECT_TRUE(ncu.ok()) << ncu.error().Line();
+    std::vector<std::optional<int64_t>> out;
+    auto launches = analysis::LoadNcuLaunches(*s, into.into_run);
+    EXPECT_TRUE(launches.ok());
+    for (const auto& l : *launches) out.push_back(l.kernel_index);
+    return out;
+  };
+  const auto native = links(Report("llama_decode_quick"));
+  ASSERT_EQ(native.size(), 80U);
+  EXPECT_EQ(std::count(native.begin(), native.end(), std::nullopt), 0);
+  EXPECT_EQ(native, links(kNcu + "llama_decode_quick_raw.csv"));
+}
+
 std::vector<analysis::NcuLaunch> Imported(const std::string& file) {
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   EXPECT_TRUE(s.ok());
