@@ -9,7 +9,8 @@
 // the events after it would then fall inside copy 1). Copy c's correlation ids are shifted by
 // c times (largest id + 1), so they stay unique and still link each GPU operation to its
 // launch (correlationId + process). K is the fewest copies that bring the export to N kernels.
-// Every other table is kept as it is. One transaction, INSERT ... SELECT.
+// Every other table is kept as it is, but for the span in ANALYSIS_DETAILS, which ends at the
+// last copy's end. One transaction, INSERT ... SELECT.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -148,6 +149,16 @@ Status Scale(const std::string& out, int64_t want_kernels, const std::string& ra
   const int64_t first_shift = std::max(length, *trace_end - range->start);
   for (const auto& t : tables) {
     KSCOPE_RETURN_IF_ERROR(AppendCopies(*db, t, copies, first_shift, length, *max_corr + 1));
+  }
+  // The export's own span ends after the last copy, as a longer capture's would (kscope skips
+  // events after it).
+  auto new_end = Scalar(*db, MaxQuery(*db, "end"));
+  if (!new_end.ok()) return new_end.error();
+  if (db->TableExists("ANALYSIS_DETAILS")) {
+    auto span = db->Prepare(
+        "UPDATE ANALYSIS_DETAILS SET stopTime = max(stopTime, ?1), duration = max(stopTime, ?1) - startTime");
+    if (!span.ok()) return span.error();
+    KSCOPE_RETURN_IF_ERROR(span->Bind(1, *new_end).Run());
   }
   KSCOPE_RETURN_IF_ERROR(tx->Commit());
   std::printf("range '%s': %.3f s, %lld kernels each; %lld copies appended\n", range_name.c_str(),

@@ -11,7 +11,8 @@
 # what is under $OUT), each under its own `timeout` so the call ends inside the device's limit.
 # nsys on this machine lacks libdw1/libelf1 (docs/gpu/issue4_profile.sh): .carry/debs/*.deb are
 # unpacked and put on LD_LIBRARY_PATH for the profiles only (kscope itself needs none of them).
-# Usage: docs/gpu/issue10_13.sh release|compile   (results under $OUT, at most 8 files)
+#   resnet: the zoo's resnet_train again, alone (250 s in the release call did not suffice).
+# Usage: docs/gpu/issue10_13.sh release|resnet|compile   (results under $OUT, at most 8 files)
 set -u
 part=$1
 OUT=${OUT:?set OUT to the results folder}
@@ -86,6 +87,8 @@ PY
   cp "$Z/zoo.db" "$W/zoo_after_gpt2_infer.db"
   pack release w
   zoo resnet_train 250
+elif [ "$part" = resnet ]; then
+  zoo resnet_train 480  # its deep pass alone takes 3.5 minutes (275 launches x 15 passes)
 else
   zoo gpt2_compile_train 540
 fi

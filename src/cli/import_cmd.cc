@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "import/import_files.h"
+#include "util/interrupt_note.h"
 
 namespace kscope::cli {
 
@@ -32,7 +33,9 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
-  cmd->add_flag("--force", args->force, "import a file again although the database holds one of the same content");
+  cmd->add_flag("--force", args->force,
+                "import a file again although the database holds one of the same content, or ncu results into a run "
+                "none of whose kernels they match");
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
   cmd->add_flag("--via-ncu", args->via_ncu,
                 "read .ncu-rep reports through the installed ncu's raw and details pages instead of natively");
@@ -47,6 +50,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       exit_code = Fail(store.error());
       return;
     }
+    InstallInterruptNote();  // an interrupt after the commit says the run is complete
     const auto t0 = std::chrono::steady_clock::now();
     import::ImportOptions options;
     options.manifest = *manifest;
@@ -55,6 +59,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.into_run = args->into_run;
     options.refuse_known_content = !args->force;
     options.via_ncu = args->via_ncu;
+    options.refuse_unrelated_ncu = !args->force;
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());

@@ -1,5 +1,6 @@
 // kscope runs: the runs in the database with their manifests.
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "report/table.h"
@@ -22,11 +23,23 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
       exit_code = Fail(runs.error());
       return;
     }
+    // Rows each run's import skipped (each in import_problem).
+    std::map<int64_t, int64_t> bad_rows;
+    auto bad = store->db().Prepare("SELECT run_id, sum(rows_skipped) FROM source_file GROUP BY run_id");
+    if (!bad.ok()) {
+      exit_code = Fail(bad.error());
+      return;
+    }
+    while (bad->Step()) bad_rows[bad->Int(0)] = bad->Int(1);
+    if (!bad->status().ok()) {
+      exit_code = Fail(bad->status().error());
+      return;
+    }
     report::Table t;
     t.title = "runs";
     // nsys: the version its export records, and what its --version printed (kscope profile).
-    t.columns = {"Run",    "Imported", "Label",       "Model",     "Dtype",   "Batch",     "Tokens",  "GPU",
-                 "Driver", "CUDA",     "nsys export", "nsys tool", "Kernels", "API calls", "Command", "Tags"};
+    t.columns = {"Run",  "Imported",    "Label",     "Model",   "Dtype",     "Batch",    "Tokens",  "GPU", "Driver",
+                 "CUDA", "nsys export", "nsys tool", "Kernels", "API calls", "Bad rows", "Command", "Tags"};
     auto text = [](const std::optional<std::string>& s) { return s ? report::Cell{*s} : report::Cell{}; };
     auto number = [](const std::optional<int64_t>& v) { return v ? report::Cell{*v} : report::Cell{}; };
     for (const auto& r : *runs) {
@@ -38,7 +51,8 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
       t.rows.push_back({r.id, r.imported_at, text(r.manifest.label), text(r.manifest.model), text(r.manifest.dtype),
                         number(r.manifest.batch), number(r.manifest.tokens), text(r.manifest.gpu),
                         text(r.manifest.driver), text(r.manifest.cuda_version), text(r.manifest.nsys_export_version),
-                        text(r.manifest.nsys_tool_version), r.kernels, r.api_calls, text(r.manifest.command), tags});
+                        text(r.manifest.nsys_tool_version), r.kernels, r.api_calls, bad_rows[r.id],
+                        text(r.manifest.command), tags});
     }
     report::Write(t,
                   *format == "csv"    ? report::Format::kCsv

@@ -1,6 +1,7 @@
 #include "import/import_files.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +11,9 @@
 #include "analysis/kernels/ncu_timeline_link.h"
 #include "analysis/timeline/nsys_summaries.h"
 #include "import/importer.h"
+#include "import/ncu_run_check.h"
 #include "util/file_hash.h"
+#include "util/interrupt_note.h"
 
 namespace kscope::import {
 
@@ -114,11 +117,32 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   for (int64_t r : runs) {
     auto linked = analysis::LinkNcuToTimeline(store, r);
     if (!linked.ok()) return linked.error();
+    if (!options.refuse_unrelated_ncu) continue;
+    std::vector<NcuFileOfRun> ncu_files;
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      if (outcomes[i].run_id == r && importers[i]->format() != "nsys-sqlite")
+        ncu_files.push_back({outcomes[i].path, outcomes[i].source_id});
+    }
+    KSCOPE_RETURN_IF_ERROR(CheckNcuBelongsToRun(store, r, ncu_files));
   }
-  if (auto st = tx->Commit(); !st.ok()) {
-    return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
+  {
+    const HoldInterrupts hold;  // an interrupt now comes once the note below is set, or with nothing kept
+    if (auto st = tx->Commit(); !st.ok()) {
+      return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
+    }
+    SetInterruptNote(CommittedNote(outcomes));
+    if (options.on_commit) options.on_commit(outcomes);
   }
   return outcomes;
+}
+
+std::string CommittedNote(const std::vector<FileOutcome>& outcomes) {
+  std::vector<int64_t> runs;
+  for (const auto& o : outcomes) {
+    if (std::find(runs.begin(), runs.end(), o.run_id) == runs.end()) runs.push_back(o.run_id);
+  }
+  return fmt::format("kscope: interrupted after the import was committed: run{} {} {} complete\n",
+                     runs.size() == 1 ? "" : "s", fmt::join(runs, ", "), runs.size() == 1 ? "is" : "are");
 }
 
 }  // namespace kscope::import

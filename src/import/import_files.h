@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,17 +14,6 @@
 
 namespace kscope::import {
 
-struct ImportOptions {
-  store::Manifest manifest;               // what the user says about the run
-  bool run_per_file = false;              // one run per file instead of one run for all
-  size_t threads = 0;                     // reader threads per file; 0: one per core
-  int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
-  bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
-                                          // without --force)
-  bool via_ncu = false;                   // read .ncu-rep files through ncu's page exports (the fallback)
-  std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
-};
-
 struct FileOutcome {
   std::string path;
   int64_t run_id = 0;
@@ -32,6 +22,26 @@ struct FileOutcome {
   int64_t rows_skipped = 0;
 };
 
+struct ImportOptions {
+  store::Manifest manifest;               // what the user says about the run
+  bool run_per_file = false;              // one run per file instead of one run for all
+  size_t threads = 0;                     // reader threads per file; 0: one per core
+  int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
+  bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
+                                          // without --force)
+  bool refuse_unrelated_ncu = false;      // refuse ncu results that match none of their run's nsys kernels
+                                          // (kscope import without --force; import/ncu_run_check.h)
+  bool via_ncu = false;                   // read .ncu-rep files through ncu's page exports (the fallback)
+  std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
+  // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
+  std::function<void(const std::vector<FileOutcome>&)> on_commit;
+};
+
+// The line an interrupt just after the commit prints: which runs are complete.
+std::string CommittedNote(const std::vector<FileOutcome>& outcomes);
+
+// An interrupt (SIGINT, SIGTERM, SIGHUP) during the commit is held until the commit is
+// done and CommittedNote is set (util/interrupt_note.h): it then says which runs were kept.
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
                                              const ImportOptions& options);
 

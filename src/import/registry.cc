@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "import/importer.h"
+#include "import/ncu/csv_records.h"
 #include "import/ncu/details_csv_importer.h"
 #include "import/ncu/raw_csv_importer.h"
 #include "import/ncu/rep_importer.h"
@@ -24,6 +25,7 @@ NcuPage SniffNcuCsv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
   for (int i = 0; i < 64 && std::getline(in, line); ++i) {
+    if (i == 0 && line.rfind(ncu::kUtf8Bom, 0) == 0) line.erase(0, ncu::kUtf8Bom.size());
     if (line.rfind("==", 0) == 0) continue;
     if (line.rfind("\"ID\",", 0) != 0) return NcuPage::kNone;
     const bool details =
@@ -44,6 +46,10 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shar
   if (ec) return Error{path, "cannot read the file size (" + ec.message() + ")", "check its permissions"};
   if (size == 0 && fs::path(path).extension() == ".ncu-rep") {
     return Error{path, "file is empty", "copy the report again, or profile again"};
+  }
+  if (size == 0 && fs::path(path).extension() == ".csv") {
+    return Error{path, "file is empty (an ncu CSV page has a header row at least)",
+                 "export the page again: ncu --import REPORT.ncu-rep --page raw --csv > FILE.csv"};
   }
   if (size == 0) {
     return Error{path, "file is empty",

@@ -123,6 +123,7 @@ Result<json> BuildRunReport(store::Store& store, int64_t run_id, const config::C
   parts::AddRoofline(*launches, config.classify, r);
   KSCOPE_RETURN_IF_ERROR(
       parts::AddStages(store, *timeline_run, *launches, *nsys, *events, verdicts, config, gpu, dtype, r));
+  KSCOPE_RETURN_IF_ERROR(parts::AddDataNotes(store, run_id, *timeline_run, *nsys, r));
   if (launches->empty()) {
     r["notes"].push_back(
         "no ncu data: kernel classes, roofline and measured FLOPs need a deep pass (kscope profile, "

@@ -46,6 +46,11 @@ Status AddStages(store::Store& store, int64_t timeline_run, const std::vector<an
                  const std::map<std::string, KernelVerdict>& verdicts, const config::Config& config,
                  const std::string& gpu, const std::string& dtype, nlohmann::json& out);
 
+// "notes" on what the numbers leave out: bad rows the import skipped (in `run_id` or
+// `timeline_run`), NVTX ranges never closed.
+Status AddDataNotes(store::Store& store, int64_t run_id, int64_t timeline_run, const analysis::NsysEvents& nsys,
+                    nlohmann::json& out);
+
 nlohmann::json FindingsJson(const std::vector<analysis::Finding>& findings);
 // A number, or null when absent.
 nlohmann::json Opt(const std::optional<double>& v);

@@ -73,10 +73,17 @@ Status Store::CreateSchema() {
 Status Store::CheckSchema() {
   auto q = db_.Prepare("SELECT value FROM kscope_meta WHERE key = 'schema_version'");
   if (!q.ok()) {
+    // A damaged file, a lock or a permission says so itself; only a missing table means
+    // another kind of database.
+    const int code = sqlite3_errcode(db_.raw()) & 0xFF;
+    if (code != SQLITE_ERROR && code != SQLITE_NOTADB) return q.error();
     return Error{"", "not a kscope database (it has no kscope_meta table)",
                  "pass --db with a kscope database, or a new path to create one"};
   }
-  if (!q->Step()) return Error{"", "kscope database without a schema version", "re-create it"};
+  if (!q->Step()) {
+    if (!q->status().ok()) return q->status();
+    return Error{"", "kscope database without a schema version", "re-create it"};
+  }
   const std::string version = q->Text(0);
   if (version != std::to_string(kSchemaVersion)) {
     return Error{

@@ -1,36 +1,40 @@
 #include "util/sqlite.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
+#include "util/sqlite_errors.h"
+
 namespace kscope::sql {
 
+namespace fs = std::filesystem;
+
 namespace {
-// Errors are printed as one line: SQLite's messages lose their line breaks and runs of
-// spaces, and are cut short when they quote more SQL than a reader needs.
-std::string OneLine(std::string_view msg) {
-  constexpr size_t kMaxChars = 200;
-  std::string out;
-  bool gap = false;
-  for (char c : msg) {
-    if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f') {
-      gap = !out.empty();
-      continue;
-    }
-    if (gap) out += ' ';
-    gap = false;
-    out += c;
-  }
-  if (out.size() > kMaxChars) out = out.substr(0, kMaxChars - 3) + "...";
-  return out;
+bool InReadOnlyFolder(const std::string& path) {
+  std::error_code ec;
+  if (path == ":memory:" || fs::exists(path + "-wal", ec)) return false;
+  const fs::path dir = fs::absolute(path, ec).parent_path();
+  return !ec && ::access(dir.c_str(), W_OK) != 0;
 }
 
-Error SqlError(sqlite3* db, std::string_view context) {
-  return Error{"", fmt::format("database error ({}): {}", context, OneLine(sqlite3_errmsg(db))), ""};
+// file:PATH?immutable=1, with the characters a URI gives a meaning escaped.
+std::string ImmutableUri(const std::string& path) {
+  std::error_code ec;
+  std::string uri = "file:";
+  for (char c : fs::absolute(path, ec).lexically_normal().string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
 }
 }  // namespace
 
@@ -93,7 +97,7 @@ Stmt& Stmt::BindNull(int index) {
 bool Stmt::Step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
-  if (rc != SQLITE_DONE && status_.ok()) status_ = SqlError(db_, "step");
+  if (rc != SQLITE_DONE && status_.ok()) status_ = DbError(db_, "step");
   return false;
 }
 
@@ -129,8 +133,16 @@ Result<Db> Db::Open(const std::string& path, OpenMode mode) {
     case OpenMode::kReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
     case OpenMode::kCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
   }
+  // A reader of a database in a folder it may not write cannot make the -shm file WAL
+  // readers need; with no -wal file beside it, nothing is uncommitted, and the file is read
+  // as immutable (no locks, no -shm).
+  std::string name = path;
+  if (mode == OpenMode::kReadOnly && InReadOnlyFolder(path)) {
+    name = ImmutableUri(path);
+    flags |= SQLITE_OPEN_URI;
+  }
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Db db;
   db.db_.reset(raw);
   db.path_ = path;
@@ -148,7 +160,7 @@ Result<Stmt> Db::Prepare(std::string_view sql) {
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) !=
       SQLITE_OK) {
-    return SqlError(db_.get(), "prepare");
+    return DbError(db_.get(), "prepare");
   }
   return Stmt(s, db_.get());
 }
@@ -157,9 +169,8 @@ Status Db::Exec(std::string_view sql) {
   char* err = nullptr;
   const std::string owned(sql);
   if (sqlite3_exec(db_.get(), owned.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = OneLine(err != nullptr ? err : sqlite3_errmsg(db_.get()));
     sqlite3_free(err);
-    return Error{"", "database error: " + msg, ""};
+    return DbError(db_.get(), "exec");
   }
   return Status::Ok();
 }

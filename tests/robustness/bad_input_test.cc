@@ -13,6 +13,7 @@
 
 #include "import/import_files.h"
 #include "report/nsys_stats.h"
+#include "robustness/bad_input_fixture.h"
 #include "store/store.h"
 #include "test_support.h"
 #include "util/sqlite.h"
@@ -22,22 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kTiny = testing::NsysData("tiny_cuda.sqlite");
+using testing::BadInput;
+using testing::Edit;
+using testing::kTiny;
 using testing::ReadFile;
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
-
-// Runs SQL on a copy of an export, the way a broken exporter or a bad edit would.
-void Edit(const std::string& path, const std::string& sql) {
-  auto db = sql::Db::Open(path, sql::OpenMode::kReadWrite);
-  ASSERT_TRUE(db.ok()) << db.error().Line();
-  auto st = db->Exec(sql);
-  ASSERT_TRUE(st.ok()) << st.error().Line();
-}
+using testing::WriteBytes;
 
 int64_t RootPage(const std::string& path, const std::string& table) {
   auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
@@ -56,56 +46,6 @@ int64_t FillRootPage(const std::string& path, const std::string& table) {
   WriteBytes(path, bytes);
   return page;
 }
-
-class BadInput : public ::testing::Test {
- protected:
-  // A file-backed store with one good run, closed so that its file holds everything.
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kscope_robust_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    db_ = Path("kscope.db");
-    {
-      auto s = store::Store::Open(db_, sql::OpenMode::kCreate);
-      ASSERT_TRUE(s.ok()) << s.error().Line();
-      auto out = import::ImportFiles(*s, {kTiny}, {});
-      ASSERT_TRUE(out.ok()) << out.error().Line();
-    }
-    before_ = ReadFile(db_);
-    ASSERT_GT(before_.size(), 0U);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  [[nodiscard]] std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // A copy of tiny_cuda.sqlite under `name`.
-  std::string CopyOfTiny(const std::string& name) {
-    const std::string p = Path(name);
-    fs::copy_file(kTiny, p);
-    return p;
-  }
-
-  // Importing `path` into the store fails with exactly `line`, and the store file is what it was.
-  void ExpectRejected(const std::string& path, const std::string& line) {
-    {
-      auto s = store::Store::Open(db_, sql::OpenMode::kReadWrite);
-      ASSERT_TRUE(s.ok()) << s.error().Line();
-      auto out = import::ImportFiles(*s, {path}, {});
-      ASSERT_FALSE(out.ok());
-      EXPECT_EQ(out.error().Line(), line);
-    }
-    EXPECT_FALSE(fs::exists(db_ + "-wal"));
-    const std::string after = ReadFile(db_);
-    EXPECT_EQ(after.size(), before_.size());
-    EXPECT_TRUE(after == before_) << "the store's file changed";
-  }
-
-  fs::path dir_;
-  std::string db_;
-  std::string before_;
-};
 
 TEST_F(BadInput, TruncatedAtHalf) {
   const std::string p = Path("half.sqlite");

@@ -55,8 +55,9 @@ Result<CsvStats> ReadCsvRecords(const std::string& path, const std::function<Sta
   state.on_record = &on_record;
   CsvStats stats;
   std::string line;
-  while (std::getline(in, line)) {
-    const bool cut = in.eof();  // the last line lacks its newline
+  for (bool first = true; std::getline(in, line); first = false) {
+    const bool cut = in.eof();                                                  // the last line lacks its newline
+    if (first && line.rfind(kUtf8Bom, 0) == 0) line.erase(0, kUtf8Bom.size());  // written by some editors
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (state.at_boundary && line.rfind("==", 0) == 0) {
       ++stats.log_lines;

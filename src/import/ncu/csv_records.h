@@ -1,16 +1,20 @@
 // Streams the records of an ncu CSV file through libcsv, one record at a time. Lines that
 // ncu's own log puts between records when its stdout was captured (==PROF==, ==WARNING==,
-// ==ERROR==) are skipped and counted.
+// ==ERROR==) are skipped and counted, and so is a UTF-8 byte-order mark at the start.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/status.h"
 
 namespace kscope::import::ncu {
+
+// The bytes some editors and Windows tools put before a UTF-8 file's first line.
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 struct CsvRecord {
   std::vector<std::string> fields;

@@ -5,6 +5,7 @@
 #include "import/ncu/csv_records.h"
 #include "import/ncu/launch_columns.h"
 #include "import/ncu/metric_catalog.h"
+#include "import/ncu/required_columns.h"
 #include "import/ncu/units.h"
 #include "store/ncu_writer.h"
 
@@ -52,6 +53,7 @@ Result<ImportResult> NcuDetailsCsvImporter::Import(const std::string& path, cons
   std::optional<LaunchColumns> launch_columns;
   std::optional<Columns> cols;
   int64_t record_no = 0;
+  bool has_duration = false;  // a launch's Duration was read
   std::vector<std::string> row;
   auto on_record = [&](const CsvRecord& rec) -> Status {
     if (record_no++ == 0) {
@@ -61,6 +63,7 @@ Result<ImportResult> NcuDetailsCsvImporter::Import(const std::string& path, cons
       if (!found.ok() || !cols) {
         return Error{path, "not an ncu details page (no Section Name, Metric Name, ... columns)", std::string(kFix)};
       }
+      KSCOPE_RETURN_IF_ERROR(CheckShapeColumns(path, rec.fields, "details"));
       launch_columns = std::move(found).value();
       return Status::Ok();
     }
@@ -94,6 +97,7 @@ Result<ImportResult> NcuDetailsCsvImporter::Import(const std::string& path, cons
     const std::string& label = row[cols->metric];
     const SectionMetric* known = FindSectionMetric(title, label);
     const std::string metric = known != nullptr ? std::string(known->metric) : "details:" + title + "/" + label;
+    has_duration = has_duration || metric == kDurationMetric;
     const BaseUnit unit = NormalizeUnit(row[cols->unit]);
     const auto v = ParseNumber(row[cols->value]);
     return writer->Metric(*launch, metric, v ? std::optional<double>(*v * unit.factor) : std::nullopt, row[cols->value],
@@ -102,6 +106,7 @@ Result<ImportResult> NcuDetailsCsvImporter::Import(const std::string& path, cons
   auto stats = ReadCsvRecords(path, on_record);
   if (!stats.ok()) return stats.error();
   if (record_no == 0) return Error{path, "no header row", std::string(kFix)};
+  if (result.rows_read > 0 && !has_duration) return DetailsWithoutDuration(path);
   return result;
 }
 

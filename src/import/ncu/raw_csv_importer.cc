@@ -4,6 +4,7 @@
 
 #include "import/ncu/csv_records.h"
 #include "import/ncu/launch_columns.h"
+#include "import/ncu/required_columns.h"
 #include "import/ncu/units.h"
 #include "store/ncu_writer.h"
 
@@ -36,6 +37,8 @@ Result<ImportResult> NcuRawCsvImporter::Import(const std::string& path, const Im
       header = rec.fields;
       auto found = LaunchColumns::Find(header);
       if (!found.ok()) return Error{path, "not an ncu raw page: " + found.error().what, std::string(kFix)};
+      KSCOPE_RETURN_IF_ERROR(CheckShapeColumns(path, header, "raw"));
+      KSCOPE_RETURN_IF_ERROR(CheckRawDuration(path, header));
       columns = std::move(found).value();
       return Status::Ok();
     }

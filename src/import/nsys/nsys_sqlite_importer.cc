@@ -116,6 +116,11 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   if (!schema->HasTable("StringIds")) {
     return Error{path, "nsys export without a StringIds table", "export the report again"};
   }
+  // Without its kernel table an export would import as a run with no GPU time at all.
+  if (!schema->HasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
+    return Error{path, "nsys export without a CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was recorded)",
+                 "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again"};
+  }
   ExportStrings strings;
   if (!strings.Load(*db).ok()) {
     return Error{path, fmt::format("corrupt SQLite file while reading StringIds ({})", db->ErrorMessage()),
@@ -128,6 +133,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   // launched and the ranges around it, so that only its duration needs keeping. Slices are
   // appended to the run's facts in order, whatever the timing.
   FileContext ctx(path, target, *schema, strings);
+  ctx.span_end = ExportSpanEnd(*db, *schema);
   const std::string kernel_table = "CUPTI_ACTIVITY_KIND_KERNEL";
   const std::string api_table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   auto kernel_rows = ctx.RowEstimate(*db, kernel_table);
@@ -166,6 +172,13 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   }
   KSCOPE_RETURN_IF_ERROR(FirstError(results, path));
   Compact(kernel_parts);
+  if (f.kernels.start.size() == kernel_base) {  // nothing sensible is left of the export
+    return Error{path,
+                 *kernel_rows == 0
+                     ? "nsys export without any GPU kernel (its CUPTI_ACTIVITY_KIND_KERNEL table is empty)"
+                     : "none of the kernels of CUPTI_ACTIVITY_KIND_KERNEL has usable times and a name",
+                 "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again"};
+  }
   if (f.kernels.start.size() + f.memops.start.size() >= analysis::NsysFacts::kMemop) {
     return Error{path, "more than 2^31 GPU operations in one run", "import the run's exports into separate runs"};
   }

@@ -14,6 +14,7 @@
 #include "import/importer.h"
 #include "import/nsys/export_schema.h"
 #include "import/nsys/string_mapper.h"
+#include "import/nsys/time_bounds.h"
 #include "store/column_codec.h"
 #include "store/event_writer.h"
 
@@ -42,6 +43,7 @@ class FileContext {
   std::mutex store_lock;
   std::atomic<int64_t> rows_read{0};
   std::atomic<int64_t> rows_skipped{0};
+  int64_t span_end = INT64_MAX;  // the export's end (ExportSpanEnd): no event ends later
 
   // Each reader thread reads through its own connection.
   // A slice is one forward scan: a small page cache does, and keeps memory per thread low.
@@ -67,6 +69,9 @@ class FileContext {
                  "copy or export it again"};
   }
 
+  Status Problem(const std::string& table, int64_t rowid, const TimeProblem& p) {
+    return Problem(table, rowid, p.what, p.raw);
+  }
   Status Problem(const std::string& table, int64_t rowid, std::string_view what, const std::string& raw) {
     if (rows_skipped.fetch_add(1) >= kMaxProblemDetails) return Status::Ok();
     const std::lock_guard<std::mutex> hold(store_lock);

@@ -58,9 +58,8 @@ Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
       KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "start, end or demangledName is NULL", ""));
       continue;
     }
-    if (row[k::kEnd] < row[k::kStart]) {
-      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "ends before it starts",
-                                         fmt::format("start={} end={}", row[k::kStart], row[k::kEnd])));
+    if (auto bad = CheckTimes(*q, 1, 2, ctx.span_end)) {
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, *bad));
       continue;
     }
     auto name = strings.Map(row[k::kName]);
@@ -111,6 +110,10 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops,
     const int64_t rowid = q->Int(0);
     if (row[a::kStart] == kNull || row[a::kEnd] == kNull || row[a::kName] == kNull) {
       KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "start, end or nameId is NULL", ""));
+      continue;
+    }
+    if (auto bad = CheckTimes(*q, 1, 2, ctx.span_end)) {
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, *bad));
       continue;
     }
     auto name = strings.Map(row[a::kName]);
@@ -174,6 +177,10 @@ Status ReadMemops(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Memops& f
       const int64_t rowid = q->Int(0);
       if (q->IsNull(1) || q->IsNull(2) || q->IsNull(8)) {
         KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "start, end or bytes is NULL", ""));
+        continue;
+      }
+      if (auto bad = CheckTimes(*q, 1, 2, ctx.span_end)) {
+        KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, *bad));
         continue;
       }
       int64_t op = *memset_label;
@@ -241,9 +248,8 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
       KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "range without start or thread", ""));
       continue;
     }
-    if (!q->IsNull(2) && q->Int(2) < q->Int(1)) {
-      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, "range ends before it starts",
-                                         fmt::format("start={} end={}", q->Int(1), q->Int(2))));
+    if (auto bad = CheckTimes(*q, 1, 2, ctx.span_end, /*open_end=*/true)) {
+      KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, *bad));
       continue;
     }
     auto text = text_of(*q);
