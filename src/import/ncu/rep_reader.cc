@@ -301,9 +301,6 @@ class Reader {
     while (auto f = c.Next()) {
       const bool bytes = f->type == wire::Type::kBytes;
       switch (f->number) {
-        case 1:
-          if (f->type == wire::Type::kVarint) l.pid = static_cast<int64_t>(f->bits & 0x7FFFFFFF);
-          break;
         case 5:
           if (bytes) l.mangled = f->data;
           break;

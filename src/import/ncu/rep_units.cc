@@ -43,17 +43,10 @@ std::string Grouped(std::string digits) {
   return digits;
 }
 
-// `x` with six decimals, rounded to nearest. An exact tie at the seventh decimal rounds to
-// even where ncu printed the value unscaled (0.5859375 % as 0.585938), and toward zero where
-// it scaled it (1,492,187,500 Hz as 1.492187 GHz): what the devset's pages show.
-std::string SixDecimals(double x, bool scaled) {
-  const double scaled_up = std::fabs(x) * 1e6;
-  if (scaled && scaled_up < 9e15 && scaled_up - std::floor(scaled_up) == 0.5) {
-    const double down = std::floor(scaled_up) / 1e6;
-    return fmt::format("{:.6f}", x < 0 ? -down : down);
-  }
-  return fmt::format("{:.6f}", x);
-}
+// `x` with six decimals, rounded to nearest (an exact tie to even, as printf does). ncu's
+// own arithmetic gives a scaled value that is an exact binary tie at the seventh decimal
+// sometimes one way, sometimes the other (docs/ncu-rep.md).
+std::string SixDecimals(double x) { return fmt::format("{:.6f}", x); }
 
 }  // namespace
 
@@ -107,7 +100,7 @@ std::string FormatRawCell(const RepValue& v, const RawColumn& column) {
       if (column.unit.empty()) return Grouped(std::to_string(v.u));
       if (column.all_zero) return "0";
       if (column.scale == 1) return std::to_string(v.u);
-      return SixDecimals(static_cast<double>(v.u) / column.scale, true);
+      return SixDecimals(static_cast<double>(v.u) / column.scale);
     case RepValue::Kind::kDouble: break;
   }
   const double d = v.d;
@@ -120,7 +113,7 @@ std::string FormatRawCell(const RepValue& v, const RawColumn& column) {
     return Grouped(fixed.substr(0, dot)) + fixed.substr(dot);
   }
   if (column.all_zero) return "0";
-  return SixDecimals(d / column.scale, column.scale != 1);
+  return SixDecimals(d / column.scale);
 }
 
 std::string FormatRawMetric(const RepValue& v, size_t instances, const RawColumn& column) {
