@@ -23,7 +23,7 @@ if [[ $BUILD_DIR == build/release ]]; then
 else
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKSCOPE_BUILD_TESTS=OFF >/dev/null
 fi
-cmake --build "$BUILD_DIR" -j "$JOBS" --target kscope kscope_bench make_scaled_export
+cmake --build "$BUILD_DIR" -j "$JOBS" --target kscope kscope_bench make_scaled_export ncu_rep_bench
 KSCOPE=$BUILD_DIR/kscope
 
 # --- the scaled export ------------------------------------------------------------------
@@ -35,6 +35,12 @@ fi
 # --- Google Benchmark -------------------------------------------------------------------
 "$BUILD_DIR/bench/kscope_bench" --export="$SCALED" --db-dir="$OUT_DIR" --benchmark_counters_tabular=true \
   --benchmark_out="$OUT_DIR/kscope_bench.json" --benchmark_out_format=json
+
+# --- the native .ncu-rep reader (the devset's llama_deep report) ---------------------------
+NCU_REP=$OUT_DIR/llama_deep.ncu-rep
+[[ -f $NCU_REP ]] || zstd -q -d tests/data/ncu/llama_deep.ncu-rep.zst -o "$NCU_REP"
+"$BUILD_DIR/bench/ncu_rep_bench" --report="$NCU_REP" --benchmark_counters_tabular=true \
+  --benchmark_out="$OUT_DIR/ncu_rep_bench.json" --benchmark_out_format=json
 
 # --- the CLI end to end -----------------------------------------------------------------
 # measure NAME CMD...: wall seconds and peak RSS (MiB) of CMD, appended to the summary.
@@ -75,6 +81,13 @@ for r in cuda_gpu_kern_sum nvtx_gpu_proj_sum; do
 done
 measure "kscope stats --report cuda_gpu_kern_sum scaled.sqlite" \
   "$KSCOPE" stats --report cuda_gpu_kern_sum --format csv "$SCALED"
+# .ncu-rep reports read natively: the devset's 8.6 MB and 94 MB reports.
+NCU_QUICK=$OUT_DIR/llama_decode_quick.ncu-rep
+[[ -f $NCU_QUICK ]] || zstd -q -d tests/data/ncu/llama_decode_quick.ncu-rep.zst -o "$NCU_QUICK"
+for rep in "$NCU_REP" "$NCU_QUICK"; do
+  rm -f "$CLI_DB.ncu" "$CLI_DB.ncu-wal" "$CLI_DB.ncu-shm"
+  measure "kscope --db X import $(basename "$rep")" "$KSCOPE" --db "$CLI_DB.ncu" import "$rep"
+done
 
 # --- summary ----------------------------------------------------------------------------
 kernels=$("$KSCOPE" --db "$CLI_DB" runs --format csv | awk -F, 'NR == 2 {for (i = 1; i <= NF; i++)

@@ -21,6 +21,7 @@ struct ImportArgs {
   bool force = false;
   size_t threads = 0;
   int64_t into_run = 0;
+  bool via_ncu = false;
 };
 
 // Each run directory in turn, each in its own transaction: one that fails is said and left
@@ -58,9 +59,9 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   auto args = std::make_shared<ImportArgs>();
   CLI::App* cmd = app.add_subcommand("import", "Import nsys SQLite exports and ncu results into the kscope database");
   cmd->add_option("files", args->files,
-                  "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read with the installed "
-                  "ncu) or their CSV pages (ncu --import R --page raw|details --csv); or run directories that kscope "
-                  "profile wrote (or folders of them, e.g. profile.runs_dir), each a run of its own")
+                  "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read natively) or their CSV "
+                  "pages (ncu --import R --page raw|details --csv); or run directories that kscope profile wrote (or "
+                  "folders of them, e.g. profile.runs_dir), each a run of its own")
       ->required();
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
@@ -69,6 +70,8 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
                 "import a file again although the database holds one of the same content, or ncu results into a run "
                 "none of whose kernels they match");
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
+  cmd->add_flag("--via-ncu", args->via_ncu,
+                "read .ncu-rep reports through the installed ncu's raw and details pages instead of natively");
   cmd->callback([args, &global, &exit_code] {
     auto manifest = ToManifest(args->manifest);
     if (!manifest.ok()) {
@@ -98,6 +101,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.threads = args->threads;
     options.into_run = args->into_run;
     options.refuse_known_content = !args->force;
+    options.via_ncu = args->via_ncu;
     options.refuse_unrelated_ncu = !args->force;
     if (!dirs.empty()) {
       exit_code = ImportDirs(*store, dirs, *manifest, options);

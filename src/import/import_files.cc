@@ -33,7 +33,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   // Pick every importer before writing anything: a wrong file fails the whole call early.
   std::vector<std::unique_ptr<Importer>> importers;
   for (const auto& p : paths) {
-    auto imp = ImporterFor(p, options.ncu);
+    auto imp = ImporterFor(p, options.ncu, options.via_ncu);
     if (!imp.ok()) return imp.error();
     importers.push_back(std::move(imp).value());
   }

@@ -32,7 +32,8 @@ struct ImportOptions {
                                           // without --force)
   bool refuse_unrelated_ncu = false;      // refuse ncu results that match none of their run's nsys kernels
                                           // (kscope import without --force; import/ncu_run_check.h)
-  std::shared_ptr<capture::NcuTool> ncu;  // reads .ncu-rep files; null: the installed ncu
+  bool via_ncu = false;                   // read .ncu-rep files through ncu's page exports (the fallback)
+  std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
   // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
   std::function<void(const std::vector<FileOutcome>&)> on_commit;
   // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.

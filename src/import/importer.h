@@ -41,7 +41,9 @@ class Importer {
 };
 
 // Picks the importer for `path` from its first bytes, or explains why none fits. Reports
-// (.ncu-rep) are read through `ncu`; when null, the installed ncu is looked for.
-Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu = nullptr);
+// (.ncu-rep) are read natively; with `via_ncu` through `ncu` instead (when null, the
+// installed ncu is looked for).
+Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu = nullptr,
+                                              bool via_ncu = false);
 
 }  // namespace kscope::import

@@ -7,6 +7,7 @@
 #include "import/ncu/csv_records.h"
 #include "import/ncu/details_csv_importer.h"
 #include "import/ncu/raw_csv_importer.h"
+#include "import/ncu/rep_importer.h"
 #include "import/ncu/report_importer.h"
 #include "import/nsys/nsys_sqlite_importer.h"
 
@@ -36,12 +37,16 @@ NcuPage SniffNcuCsv(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu) {
+Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu,
+                                              bool via_ncu) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Error{path, "no such file", "check the path"};
   if (fs::is_directory(path, ec)) return Error{path, "is a directory, not a file", "name the export file itself"};
   const auto size = fs::file_size(path, ec);
   if (ec) return Error{path, "cannot read the file size (" + ec.message() + ")", "check its permissions"};
+  if (size == 0 && fs::path(path).extension() == ".ncu-rep") {
+    return Error{path, "file is empty", "copy the report again, or profile again"};
+  }
   if (size == 0 && fs::path(path).extension() == ".csv") {
     return Error{path, "file is empty (an ncu CSV page has a header row at least)",
                  "export the page again: ncu --import REPORT.ncu-rep --page raw --csv > FILE.csv"};
@@ -59,12 +64,13 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shar
     return std::unique_ptr<Importer>(std::make_unique<nsys::NsysSqliteImporter>());
   }
   if (in.gcount() >= 4 && std::memcmp(head.data(), "NVR\0", 4) == 0) {
+    if (!via_ncu) return std::unique_ptr<Importer>(std::make_unique<ncu::NcuRepImporter>());
     if (!ncu) {
       auto found = capture::FindNcu();
       if (!found) {
-        return Error{path, "an Nsight Compute report, and no ncu was found to read it",
-                     "install Nsight Compute or set KSCOPE_NCU, or import its pages: ncu --import " + path +
-                         " --page raw --csv > raw.csv"};
+        return Error{path, "--via-ncu asks for the installed ncu, and none was found",
+                     "install Nsight Compute or set KSCOPE_NCU, or import without --via-ncu (kscope reads the "
+                     "report itself)"};
       }
       ncu = std::make_shared<capture::NcuBinary>(*found);
     }

@@ -1,14 +1,19 @@
 // Every value kscope shows for a profiled kernel equals what `ncu --print-summary
 // per-kernel` prints for it: the same groups, sections, labels, units, and minimum, maximum
-// and average as ncu's text, for each of the devset's reports (imported from the raw page).
+// and average as ncu's text, for each of the devset's reports (imported from the raw page,
+// and from the report itself).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
 
 #include "analysis/kernels/ncu_kernel_sections.h"
 #include "import/import_files.h"
+#include "recorded_runner.h"
 #include "report/ncu_numbers.h"
 #include "test_support.h"
 
@@ -120,6 +125,40 @@ TEST_P(NcuSummaryFidelity, EveryValueEqualsNcusPerKernelSummary) {
     if (!expected.contains(key)) ADD_FAILURE() << "kscope shows what ncu does not: " << key << " = " << value;
   }
   RecordProperty("values_compared", static_cast<int>(compared));
+}
+
+// The same from the .ncu-rep itself, at full precision. ncu's summary names a kernel as its
+// pages do (shortened demangled names); kscope keeps the report's full name, so the groups
+// compared here are those whose names the two spell alike. The value the raw page could not
+// reproduce now equals ncu's.
+TEST_P(NcuSummaryFidelity, EveryValueFromTheReportEqualsNcusPerKernelSummary) {
+  const std::string dir = std::string(KSCOPE_TEST_DATA_DIR) + "/ncu/";
+  const Rows expected = ParseNcuSummary(testing::ReadFile(dir + GetParam() + "_summary.txt"));
+  const auto tmp = std::filesystem::temp_directory_path() / ("kscope_fid_" + std::to_string(getpid()));
+  std::filesystem::create_directories(tmp);
+  const std::string rep = (tmp / (GetParam() + ".ncu-rep")).string();
+  std::ofstream(rep, std::ios::binary) << testing::Unzstd(dir + GetParam() + ".ncu-rep.zst");
+  const Rows got = KscopeRows(rep);
+  std::filesystem::remove_all(tmp);
+  size_t compared = 0, other_names = 0;
+  for (const auto& [key, value] : got) {
+    auto it = expected.find(key);
+    if (it == expected.end()) {
+      ++other_names;
+      continue;
+    }
+    EXPECT_EQ(value, it->second) << key;
+    ++compared;
+  }
+  // (values compared, values under a name ncu spells shorter)
+  const std::map<std::string, std::pair<size_t, size_t>> kCounts = {{"llama_deep", {324, 81}},
+                                                                    {"llama_decode_quick", {288, 1296}},
+                                                                    {"tiny_cuda_basic", {47, 47}},
+                                                                    {"tiny_cuda_gemm_full", {0, 84}}};
+  EXPECT_EQ(std::make_pair(compared, other_names), kCounts.at(GetParam()));
+  for (const auto& [key, from_page] : kRawPageRounding) {
+    if (got.contains(key)) EXPECT_EQ(got.at(key), expected.at(key)) << key;  // ncu's 31.71, not the page's 31.70
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Devset, NcuSummaryFidelity,

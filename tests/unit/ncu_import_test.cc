@@ -119,6 +119,7 @@ TEST(NcuImport, ReportReadThroughNcuMergesRawAndDetails) {
   auto ncu = std::make_shared<RecordedNcu>();
   import::ImportOptions options;
   options.ncu = ncu;
+  options.via_ncu = true;
   auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   auto launches = ImportAndLoad(*s, {rep}, options);
   ASSERT_TRUE(launches.ok()) << launches.error().Line();

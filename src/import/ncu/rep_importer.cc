@@ -1,0 +1,92 @@
+#include "import/ncu/rep_importer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <deque>
+#include <unordered_map>
+
+#include "import/ncu/rep_reader.h"
+#include "import/ncu/rep_units.h"
+#include "import/ncu/units.h"
+#include "store/ncu_writer.h"
+
+namespace kscope::import::ncu {
+
+namespace {
+
+std::optional<int64_t> IntMetric(const RepLaunch& l, std::string_view name) {
+  const RepMetric* m = l.Find(name);
+  if (m == nullptr || !m->value.numeric()) return std::nullopt;
+  const double v = m->value.number();
+  if (!(v >= -9e18 && v <= 9e18)) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+Result<ImportResult> NcuRepImporter::Import(const std::string& path, const ImportTarget& target) {
+  auto writer = store::NcuWriter::Open(target.store, target.run_id, target.source_id);
+  if (!writer.ok()) return writer.error();
+  ImportResult result;
+  // Each metric's unit in kscope's base units, looked up once per name.
+  std::unordered_map<std::string_view, BaseUnit> units;
+  std::deque<std::string> names;  // owns the keys of `units`
+  auto unit_of = [&](std::string_view metric) -> const BaseUnit& {
+    if (auto it = units.find(metric); it != units.end()) return it->second;
+    names.emplace_back(metric);
+    return units.emplace(names.back(), NormalizeUnit(RepBaseUnit(metric))).first->second;
+  };
+  auto on_launch = [&](const RepLaunch& l) -> Status {
+    store::NcuLaunchKey key;
+    key.ncu_id = l.id;
+    key.pid = l.pid;
+    key.process = std::string(l.process);
+    key.host = std::string(l.host);
+    key.name = std::string(l.name());
+    key.context = IntMetric(l, "launch__context_id");
+    key.stream = IntMetric(l, "launch__stream_id");
+    key.device = IntMetric(l, "launch__device_id");
+    const auto major = IntMetric(l, "device__attribute_compute_capability_major");
+    const auto minor = IntMetric(l, "device__attribute_compute_capability_minor");
+    if (major && minor) key.cc = fmt::format("{}.{}", *major, *minor);
+    key.grid = l.grid;
+    key.block = l.block;
+    key.nvtx = l.nvtx;
+    auto launch = writer->Launch(key);
+    if (!launch.ok()) return launch.error();
+    for (const RepMetric& m : l.metrics) {
+      // Only instance values, no value of the whole: ncu's page leaves the cell empty, and
+      // the store keeps one value per metric.
+      if (m.value.kind == RepValue::Kind::kNone && !m.instances.empty()) continue;
+      const BaseUnit& unit = unit_of(m.name);
+      std::optional<double> value;
+      std::string text;
+      if (m.value.numeric() && std::isfinite(m.value.number())) {
+        value = m.value.number() * unit.factor;
+      } else {
+        text = FormatRawCell(m.value, RawColumn{});
+      }
+      KSCOPE_RETURN_IF_ERROR(writer->Metric(*launch, m.name, value, text, unit.unit, true));
+    }
+    for (const RepRule& r : l.rules) {
+      KSCOPE_RETURN_IF_ERROR(writer->Rule(*launch, store::NcuRuleRow{std::string(r.section), std::string(r.rule),
+                                                                     r.type, r.text, r.speedup_type, r.speedup}));
+    }
+    ++result.rows_read;
+    return Status::Ok();
+  };
+  auto read = ReadRep(path, on_launch);
+  if (!read.ok()) return read.error();
+  if (read->launches == 0) {
+    return Error{path, "an Nsight Compute report with no profiled launches",
+                 "profile again; check that ncu's kernel filters matched a kernel"};
+  }
+  result.format_version = fmt::format("ncu-rep v{}", read->version);
+  if (!read->gpu.empty()) result.learned.gpu = read->gpu;
+  if (!read->ncu_version.empty()) result.learned.ncu_version = read->ncu_version;
+  if (!read->cuda_version.empty()) result.learned.cuda_version = read->cuda_version;
+  return result;
+}
+
+}  // namespace kscope::import::ncu
