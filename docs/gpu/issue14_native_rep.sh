@@ -3,9 +3,8 @@
 # export of the same report and NVIDIA's Python ncu_report reading every metric of every
 # launch, three alternating rounds, on the devset's 94 MB and 8.6 MB reports. Carried:
 # .carry/bin/kscope (the static release binary), .carry/ncu/llama_decode_quick.ncu-rep.xz and
-# .carry/ncu/llama_deep.ncu-rep (from the devset). Not run yet: it needs the merged tree and
-# a device call that carries .carry; the README's issue 14 figures are the development
-# machine's until then.
+# .carry/ncu/llama_deep.ncu-rep (from the devset). Run on 2026-11-25: docs/gpu/issue14_runs/,
+# docs/gpu-verification.md (issue 14).
 K=$PWD/.carry/bin/kscope
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 echo "ncu: $NCU"; $NCU --version | tail -1

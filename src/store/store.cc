@@ -184,6 +184,13 @@ Result<std::optional<int64_t>> Store::RunWithContent(std::string_view content_ha
   return std::optional<int64_t>();
 }
 
+Status Store::SetSourceContentHash(int64_t source_id, std::string_view content_hash) {
+  auto st = db_.Prepare("UPDATE source_file SET content_hash = ?2 WHERE id = ?1");
+  if (!st.ok()) return st.error();
+  st->Bind(1, source_id).Bind(2, content_hash);
+  return st->Run();
+}
+
 Status Store::FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,
                                int64_t rows_skipped) {
   auto st = db_.Prepare("UPDATE source_file SET format_version = ?2, rows_read = ?3, rows_skipped = ?4 WHERE id = ?1");

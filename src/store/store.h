@@ -61,6 +61,7 @@ class Store {
   Result<int64_t> AddSourceFile(int64_t run_id, const SourceFile& file);
   // The first run holding a file of this content (FileContentHash), if any.
   Result<std::optional<int64_t>> RunWithContent(std::string_view content_hash);
+  Status SetSourceContentHash(int64_t source_id, std::string_view content_hash);
   Status FinishSourceFile(int64_t source_id, const std::string& format_version, int64_t rows_read,
                           int64_t rows_skipped);
   Status AddProblem(int64_t run_id, int64_t source_id, std::string_view location, std::string_view what,

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <thread>
+#include <unordered_set>
 
 #include "util/sqlite_errors.h"
 
@@ -16,6 +18,19 @@ namespace kscope::sql {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Connections inside a Transaction. After some errors (a full disk, an I/O error, no memory)
+// SQLite rolls the whole transaction back by itself and the connection returns to autocommit:
+// a write after that would be committed on its own, outside the transaction that was meant to
+// hold it or nothing. Writes on such a connection are refused instead.
+std::mutex open_tx_mutex;
+std::unordered_set<sqlite3*> open_tx;
+
+bool TransactionLost(sqlite3* db, sqlite3_stmt* stmt) {
+  if (sqlite3_get_autocommit(db) == 0 || sqlite3_stmt_readonly(stmt) != 0) return false;
+  const std::lock_guard lock(open_tx_mutex);
+  return open_tx.contains(db);
+}
 bool InReadOnlyFolder(const std::string& path) {
   std::error_code ec;
   if (path == ":memory:" || fs::exists(path + "-wal", ec)) return false;
@@ -95,6 +110,14 @@ Stmt& Stmt::BindNull(int index) {
 }
 
 bool Stmt::Step() {
+  if (TransactionLost(db_, stmt_.get())) {
+    if (status_.ok()) {
+      status_ = Error{sqlite3_db_filename(db_, "main"),
+                      "SQLite rolled the transaction back after an earlier error; nothing of it is kept",
+                      "see the error before this one"};
+    }
+    return false;
+  }
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE && status_.ok()) status_ = DbError(db_, "step");
@@ -189,17 +212,35 @@ Result<Transaction> Transaction::Begin(Db& db) {
     return Error{db.path(), fmt::format("another process held the write lock longer than kscope waits ({} s)", limit),
                  "let the other kscope finish and try again, or wait longer: KSCOPE_LOCK_WAIT_S=SECONDS"};
   }
+  {
+    const std::lock_guard lock(open_tx_mutex);
+    open_tx.insert(db.raw());
+  }
   return Transaction(&db);
 }
 
 Transaction::~Transaction() {
-  if (db_ != nullptr) (void)db_->Exec("ROLLBACK");
+  if (db_ == nullptr) return;
+  {
+    const std::lock_guard lock(open_tx_mutex);
+    open_tx.erase(db_->raw());
+  }
+  (void)db_->Exec("ROLLBACK");
 }
 
 Status Transaction::Commit() {
   if (db_ == nullptr) return Error{"", "transaction already finished", ""};
+  {
+    const std::lock_guard lock(open_tx_mutex);
+    open_tx.erase(db_->raw());
+  }
   Status st = db_->Exec("COMMIT");
-  if (st.ok()) db_ = nullptr;
+  if (st.ok()) {
+    db_ = nullptr;
+  } else {
+    const std::lock_guard lock(open_tx_mutex);
+    open_tx.insert(db_->raw());  // still open: the destructor rolls it back
+  }
   return st;
 }
 

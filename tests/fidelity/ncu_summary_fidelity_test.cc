@@ -157,7 +157,9 @@ TEST_P(NcuSummaryFidelity, EveryValueFromTheReportEqualsNcusPerKernelSummary) {
                                                                     {"tiny_cuda_gemm_full", {0, 84}}};
   EXPECT_EQ(std::make_pair(compared, other_names), kCounts.at(GetParam()));
   for (const auto& [key, from_page] : kRawPageRounding) {
-    if (got.contains(key)) EXPECT_EQ(got.at(key), expected.at(key)) << key;  // ncu's 31.71, not the page's 31.70
+    if (got.contains(key)) {
+      EXPECT_EQ(got.at(key), expected.at(key)) << key;  // ncu's 31.71, not the page's 31.70
+    }
   }
 }
 

@@ -240,8 +240,8 @@ INSTANTIATE_TEST_SUITE_P(Devset, NcuRep,
                                            Expected{"llama_decode_quick", 80, 556, 46066, 66, 44320, 1},
                                            Expected{"zoo/gpt2_infer", 22, 732, 17066, 15, 16060, 3},
                                            Expected{"zoo/gpt2_compile_train", 14, 732, 11125, 1, 10220, 0}),
-                         [](const auto& info) {
-                           std::string n = info.param.name;
+                         [](const auto& p) {
+                           std::string n = p.param.name;
                            std::replace(n.begin(), n.end(), '/', '_');
                            return n;
                          });
@@ -309,7 +309,7 @@ INSTANTIATE_TEST_SUITE_P(Devset, NcuRepRules,
                          ::testing::Values(std::pair<std::string, size_t>{"tiny_cuda_basic", 18},
                                            std::pair<std::string, size_t>{"tiny_cuda_gemm_full", 8},
                                            std::pair<std::string, size_t>{"llama_deep", 73}),
-                         [](const auto& info) { return info.param.first; });
+                         [](const auto& p) { return p.param.first; });
 
 // What the report says about the run: the GPU, ncu's version and CUDA's, in the manifest.
 TEST(NcuRepManifest, GpuAndVersionsFromTheSession) {

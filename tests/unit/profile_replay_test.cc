@@ -359,6 +359,11 @@ TEST_F(ProfileReplay, OlderRunDirectoriesAreCompressed) {
   EXPECT_TRUE(fs::exists(dir_ / "runs" / "2" / "nsys" / "discovery.sqlite"));
 }
 
+import::ImportOptions KnownContentRefused(){import::ImportOptions o;
+o.refuse_known_content = true;
+return o;
+}  // namespace
+
 // The run as kscope kernels prints it, as CSV.
 std::string KernelsCsv(store::Store& store, int64_t run) {
   auto table = report::KernelsTable(store, run, {});
@@ -435,7 +440,7 @@ TEST_F(ProfileReplay, RunDirectoriesImportedElsewhereEqualTheRuns) {
                                              "runs/1/ncu/pass1_details.csv.zst"}));
 
   // The same directory again is refused (its export is in the store), and nothing changes.
-  auto again = capture::ImportRunDir(*other, (*dirs)[0], user, {.refuse_known_content = true}, runs);
+  auto again = capture::ImportRunDir(*other, (*dirs)[0], user, KnownContentRefused(), runs);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().Line(), "kscope: error: " + ((*dirs)[0] / "nsys" / "discovery.sqlite.zst").string() +
                                       ": already imported as run 2 (a file of the same content); use run 2, or "
@@ -454,5 +459,5 @@ TEST_F(ProfileReplay, AFolderWithoutRunDirectoriesIsOneLine) {
                 "name a directory that kscope profile wrote (profile.runs_dir/ID), or its runs folder");
 }
 
-}  // namespace
+}  // namespace kscope
 }  // namespace kscope
