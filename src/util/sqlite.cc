@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "util/sqlite_errors.h"
@@ -23,13 +25,33 @@ namespace {
 // SQLite rolls the whole transaction back by itself and the connection returns to autocommit:
 // a write after that would be committed on its own, outside the transaction that was meant to
 // hold it or nothing. Writes on such a connection are refused instead.
+// The error that made SQLite roll back is kept and given again for each refused write, so
+// whichever thread of an import reports first says what went wrong.
 std::mutex open_tx_mutex;
 std::unordered_set<sqlite3*> open_tx;
+std::unordered_map<sqlite3*, Error> lost_tx;  // the error after which SQLite rolled back
 
-bool TransactionLost(sqlite3* db, sqlite3_stmt* stmt) {
-  if (sqlite3_get_autocommit(db) == 0 || sqlite3_stmt_readonly(stmt) != 0) return false;
+std::optional<Error> TransactionLost(sqlite3* db, sqlite3_stmt* stmt) {
+  if (sqlite3_get_autocommit(db) == 0 || sqlite3_stmt_readonly(stmt) != 0) return std::nullopt;
   const std::lock_guard lock(open_tx_mutex);
-  return open_tx.contains(db);
+  if (!open_tx.contains(db)) return std::nullopt;
+  if (auto it = lost_tx.find(db); it != lost_tx.end()) return it->second;
+  return Error{sqlite3_db_filename(db, "main"),
+               "SQLite rolled the transaction back after an error; nothing of it is kept",
+               "try again; if it happens again, check the disk and the database file"};
+}
+
+// After a failed step: when SQLite has rolled a kscope transaction back, remember why.
+void NoteIfRolledBack(sqlite3* db, const Status& failure) {
+  if (failure.ok() || sqlite3_get_autocommit(db) == 0) return;
+  const std::lock_guard lock(open_tx_mutex);
+  if (open_tx.contains(db) && !lost_tx.contains(db)) lost_tx.emplace(db, failure.error());
+}
+
+void CloseTransaction(sqlite3* db) {
+  const std::lock_guard lock(open_tx_mutex);
+  open_tx.erase(db);
+  lost_tx.erase(db);
 }
 bool InReadOnlyFolder(const std::string& path) {
   std::error_code ec;
@@ -110,17 +132,16 @@ Stmt& Stmt::BindNull(int index) {
 }
 
 bool Stmt::Step() {
-  if (TransactionLost(db_, stmt_.get())) {
-    if (status_.ok()) {
-      status_ = Error{sqlite3_db_filename(db_, "main"),
-                      "SQLite rolled the transaction back after an earlier error; nothing of it is kept",
-                      "see the error before this one"};
-    }
+  if (auto lost = TransactionLost(db_, stmt_.get())) {
+    if (status_.ok()) status_ = *lost;
     return false;
   }
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
-  if (rc != SQLITE_DONE && status_.ok()) status_ = DbError(db_, "step");
+  if (rc != SQLITE_DONE && status_.ok()) {
+    status_ = DbError(db_, "step");
+    NoteIfRolledBack(db_, status_);
+  }
   return false;
 }
 
@@ -221,19 +242,13 @@ Result<Transaction> Transaction::Begin(Db& db) {
 
 Transaction::~Transaction() {
   if (db_ == nullptr) return;
-  {
-    const std::lock_guard lock(open_tx_mutex);
-    open_tx.erase(db_->raw());
-  }
+  CloseTransaction(db_->raw());
   (void)db_->Exec("ROLLBACK");
 }
 
 Status Transaction::Commit() {
   if (db_ == nullptr) return Error{"", "transaction already finished", ""};
-  {
-    const std::lock_guard lock(open_tx_mutex);
-    open_tx.erase(db_->raw());
-  }
+  CloseTransaction(db_->raw());
   Status st = db_->Exec("COMMIT");
   if (st.ok()) {
     db_ = nullptr;
