@@ -2,18 +2,7 @@
 # tag's runs as CSV against a golden; diff's exit codes: 0 for a run against a second import of
 # its export (--force: the same file again), 3 when a --fail-if threshold trips (with its line
 # on stderr), 1 for a missing run.
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}")
-set(db "${WORK}/kscope.db")
-
-function(kscope expect_rc)
-  execute_process(COMMAND "${KSCOPE}" --db "${db}" ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "kscope ${ARGN} exited with ${rc}, not ${expect_rc}: ${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/cli_store.cmake")
 
 kscope(0 import --model tiny_cuda --tag suite=devset "${DATA}/nsys/tiny_cuda.sqlite")
 kscope(0 import --force --model tiny_cuda "${DATA}/nsys/tiny_cuda.sqlite")  # the same export again, on purpose

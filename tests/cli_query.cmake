@@ -1,18 +1,7 @@
 # kscope query through the binary, on the devset's tiny_cuda run (its nsys export and the ncu
 # raw page of its GEMM): CSV and JSON outputs compared whole; an INSERT exits 1 with one line
 # on stderr and leaves the database file byte for byte as it was.
-file(REMOVE_RECURSE "${WORK}")
-file(MAKE_DIRECTORY "${WORK}")
-set(db "${WORK}/kscope.db")
-
-function(kscope expect_rc)
-  execute_process(COMMAND "${KSCOPE}" --db "${db}" ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "kscope ${ARGN} exited with ${rc}, not ${expect_rc}: ${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/cli_store.cmake")
 
 function(expect_equal what actual expected)
   if(NOT actual STREQUAL expected)
