@@ -123,18 +123,30 @@ Status DecompressFile(const fs::path& from, const fs::path& to) {
   return out->Commit();
 }
 
-Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int64_t keep, const std::string& policy) {
-  std::vector<std::string> done;
-  if (policy == "keep") return done;
+Result<std::vector<std::pair<int64_t, fs::path>>> RunDirsIn(const fs::path& runs_dir) {
   std::vector<std::pair<int64_t, fs::path>> runs;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(runs_dir, ec)) {
     const std::string name = e.path().filename().string();
     int64_t id = 0;
     auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), id);
-    if (err == std::errc() && p == name.data() + name.size() && e.is_directory()) runs.emplace_back(id, e.path());
+    std::error_code dir_ec;
+    if (err == std::errc() && p == name.data() + name.size() && e.is_directory(dir_ec)) runs.emplace_back(id, e.path());
+  }
+  if (ec) {
+    return Error{runs_dir.string(), "cannot list the folder: " + ec.message(), "check the path and its permissions"};
   }
   std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+Result<std::vector<std::string>> ApplyRetention(const std::string& runs_dir, int64_t keep, const std::string& policy) {
+  std::vector<std::string> done;
+  if (policy == "keep") return done;
+  auto listed = RunDirsIn(runs_dir);
+  if (!listed.ok()) return done;  // no runs folder yet: nothing to keep or compress
+  const auto& runs = *listed;
+  std::error_code ec;
   const auto old = static_cast<int64_t>(runs.size()) - std::max<int64_t>(keep, 0);
   for (int64_t i = 0; i < old; ++i) {
     const fs::path& dir = runs[static_cast<size_t>(i)].second;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/store.h"
@@ -32,6 +33,9 @@ store::Manifest RunDescriptionFromJson(const nlohmann::json& j);
 
 // Writes manifest.json whole (util/atomic_file.h: never half-written).
 Status WriteManifest(const RunDir& dir, const nlohmann::json& manifest);
+
+// The run directories directly under `runs_dir` (folders named by a run id), by run id.
+Result<std::vector<std::pair<int64_t, std::filesystem::path>>> RunDirsIn(const std::filesystem::path& runs_dir);
 
 // Run directories under `runs_dir` other than the newest `keep` (by run id): `policy`
 // "compress" replaces each file by FILE.zst, "delete" removes the directory, "keep" does

@@ -57,14 +57,6 @@ class Scratch {
   std::map<std::string, std::string> originals_;
 };
 
-std::optional<int64_t> RunIdOf(const fs::path& dir) {
-  const std::string name = dir.filename().string();
-  int64_t id = 0;
-  auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), id);
-  if (err != std::errc() || p != name.data() + name.size()) return std::nullopt;
-  return id;
-}
-
 std::optional<std::string> Text(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return std::nullopt;
   return j[key].get<std::string>();
@@ -113,20 +105,16 @@ bool IsRunDir(const fs::path& dir) {
 
 Result<std::vector<fs::path>> FindRunDirs(const fs::path& path) {
   if (IsRunDir(path)) return std::vector<fs::path>{path};
-  std::vector<std::pair<int64_t, fs::path>> found;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(path, ec)) {
-    auto id = RunIdOf(e.path());
-    if (id && e.is_directory(ec) && IsRunDir(e.path())) found.emplace_back(*id, e.path());
+  auto listed = RunDirsIn(path);
+  if (!listed.ok()) return listed.error();
+  std::vector<fs::path> dirs;
+  for (const auto& [id, dir] : *listed) {
+    if (IsRunDir(dir)) dirs.push_back(dir);
   }
-  if (ec) return Error{path.string(), "cannot list the folder: " + ec.message(), "check the path and its permissions"};
-  if (found.empty()) {
+  if (dirs.empty()) {
     return Error{path.string(), "neither a run directory (no manifest.json) nor a folder of run directories",
                  "name a directory that kscope profile wrote (profile.runs_dir/ID), or its runs folder"};
   }
-  std::sort(found.begin(), found.end());
-  std::vector<fs::path> dirs;
-  for (auto& [id, p] : found) dirs.push_back(std::move(p));
   return dirs;
 }
 
