@@ -39,9 +39,9 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     importers.push_back(std::move(imp).value());
   }
   // Each file's fingerprint: a pass over the whole file (a sixth of a large ncu report's import),
-  // so it runs beside the import; the store is asked for it before the commit.
+  // so it runs beside that file's own import (started with it, not one thread per file of a
+  // large call at once); the store is asked for them before the commit.
   std::vector<std::future<Result<std::string>>> hashing;
-  for (const auto& p : paths) hashing.push_back(std::async(std::launch::async, FileContentHash, p));
   auto tx = sql::Transaction::Begin(store.db());
   if (!tx.ok()) return tx.error();
   std::vector<FileOutcome> outcomes;
@@ -86,6 +86,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     file.bytes = static_cast<int64_t>(fs::file_size(paths[i], ec));
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
+    hashing.push_back(std::async(std::launch::async, FileContentHash, paths[i]));
     auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads});
     if (!result.ok()) {
       Error e = result.error();
