@@ -19,7 +19,7 @@ export PYTHONUNBUFFERED=1
 unset KSCOPE_VEGA_DIR
 K=$PWD/.carry/bin/kscope
 for f in .carry/debs/*.deb; do dpkg -x "$f" "$T/debs"; done
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$K" --version; } >"$T/machine.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nsys --version; ncu --version | tail -1; } >"$T/machine.txt" 2>&1
 for spec in "$@"; do
   m=${spec%%:*}
   limit=500
