@@ -8,7 +8,9 @@
 # models so far, the profile logs' selection lines) and one zoo_MODEL.tar.xz per model (what
 # zoo/run_zoo.sh kept, the run's logs, the profile log and the report's text).
 # Usage: docs/gpu/issue10_steady.sh MODEL[:SECONDS]...   (SECONDS bounds the model's profile and
-# report, default 500)
+# report, default 500). MODEL+shapes profiles MODEL with nsys.pytorch=autograd-shapes-nvtx
+# instead (PyTorch's per-op NVTX ranges with input shapes), labelled MODEL_shapes, and keeps its
+# discovery export, ncu report and ncu's raw page of it.
 set -u
 OUT=${OUT:?set OUT to the results folder}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -25,9 +27,27 @@ for spec in "$@"; do
   limit=500
   [ "$m" != "$spec" ] && limit=${spec#*:}
   t0=$EPOCHREALTIME
-  env LD_LIBRARY_PATH="$T/debs/usr/lib/x86_64-linux-gnu" timeout -s INT "$limit" \
-    bash zoo/run_zoo.sh "$K" "$Z" "$m" >"$Z/zoo_$m.txt" 2>&1
-  echo "zoo $m: exit $? after $(python3 -c "print(round($EPOCHREALTIME - $t0, 1))") s" | tee -a "$Z/zoo_$m.txt"
+  if [ "${m%+shapes}" != "$m" ]; then
+    base=${m%+shapes}
+    m=${base}_shapes
+    mkdir -p "$Z/$m"
+    env LD_LIBRARY_PATH="$T/debs/usr/lib/x86_64-linux-gnu" timeout -s INT "$limit" \
+      "$K" --db "$Z/zoo.db" profile --config "zoo/models/$base.yaml" "profile.runs_dir=$Z/runs" \
+      nsys.pytorch=autograd-shapes-nvtx --label "$m" -- python3 "zoo/models/$base.py" >"$Z/$m.profile.log" 2>&1
+    echo "zoo $m: exit $? after $(python3 -c "print(round($EPOCHREALTIME - $t0, 1))") s" | tee "$Z/zoo_$m.txt"
+    run=$(python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM run WHERE label = ?", (sys.argv[2],)).fetchone()[0])' \
+      "$Z/zoo.db" "$m")
+    cp "$Z/runs/$run/nsys/discovery.sqlite" "$Z/runs/$run/manifest.json" "$Z/$m/"
+    for rep in "$Z/runs/$run"/ncu/pass*.ncu-rep; do
+      cp "$rep" "$Z/$m/"
+      ncu --import "$rep" --page raw --csv >"$Z/$m/$(basename "$rep" .ncu-rep)_raw.csv" 2>/dev/null
+    done
+  else
+    env LD_LIBRARY_PATH="$T/debs/usr/lib/x86_64-linux-gnu" timeout -s INT "$limit" \
+      bash zoo/run_zoo.sh "$K" "$Z" "$m" >"$Z/zoo_$m.txt" 2>&1
+    echo "zoo $m: exit $? after $(python3 -c "print(round($EPOCHREALTIME - $t0, 1))") s" | tee -a "$Z/zoo_$m.txt"
+  fi
   run=$(python3 -c 'import sqlite3, sys
 print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM run WHERE label = ?", (sys.argv[2],)).fetchone()[0])' \
     "$Z/zoo.db" "$m")

@@ -379,6 +379,14 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   for (int64_t row : counted) {
     if (by_id.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
   }
+  // A group that only the warm-up launched (an autotuner's candidate) gets no picks: it may
+  // not come again under ncu, and the steady state does not run it.
+  std::set<Config> warmup_only;
+  for (int64_t row : scope_rows) {
+    if (warm[static_cast<size_t>(row)] != 0) warmup_only.insert(config_of(row));
+  }
+  for (int64_t row : rows) warmup_only.erase(config_of(row));
+  for (const auto& c : warmup_only) config_rows.erase(c);
   // Per kernel: the time of its groups that get picks, and how many picks they get.
   std::unordered_map<int64_t, int64_t> pick_count;  // identity -> launches ncu will profile
   for (const auto& [c, crows] : config_rows) {

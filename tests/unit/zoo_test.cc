@@ -349,6 +349,13 @@ TEST(ZooSelection, RanksTheSteadyStateNotTorchCompilesFirstStep) {
   EXPECT_GT(sel->warmup_ns, sel->scope_ns);  // the first step holds most of the run's kernel time
 
   for (const auto& k : sel->kernels) EXPECT_EQ(k.name.find("FillFunctor"), std::string::npos) << k.name;
+  // Launch configurations that only the autotuner launched (its candidates) get no picks: the
+  // plan counted 36 launches with them, and on the H100 (compile cache warm) ncu met only 29
+  // of those (docs/gpu/issue10_steady_runs/); without them it is 28, and each of its kernels'
+  // configurations is one the steady steps launch.
+  size_t planned = 0;
+  for (const auto& p : sel->passes) planned += p.profiled_rows.size();
+  EXPECT_EQ(planned, 28U);
   EXPECT_GE(sel->deep_pct, 90);
   EXPECT_EQ(sel->limited_by, "coverage");
 }
