@@ -27,12 +27,6 @@ struct ManifestDifference {
 
 enum class Change { kChanged, kAppeared, kVanished };  // appeared: only in B; vanished: only in A
 
-// One kernel's launch durations in a run (nsys's kernel summary), ns: how much they vary.
-struct LaunchSpread {
-  double median = 0;
-  int64_t min = 0, max = 0;
-};
-
 struct DiffRow {
   std::string key;  // the family, or the kernel's name as nsys gives it
   std::string family, library;
@@ -55,13 +49,6 @@ struct StageDiffRow {
   [[nodiscard]] std::optional<double> MfuDeltaPts() const;
 };
 
-// A family (or kernel) profiled in both runs whose main bottleneck class (that of most of
-// its launches) differs.
-struct ClassChangeRow {
-  std::string key, family, library;
-  ClassMix a, b;
-};
-
 struct RunDiff {
   int64_t a = 0, b = 0;
   std::vector<ManifestDifference> differences;  // empty: comparable
@@ -75,6 +62,9 @@ struct RunDiff {
   [[nodiscard]] double GpuTimePct() const;                     // the whole run's
   [[nodiscard]] double LaunchesPct() const;
 };
+
+// The manifest fields that both runs know and disagree on.
+std::vector<ManifestDifference> ManifestDifferences(const store::Manifest& a, const store::Manifest& b);
 
 // `config`: stages.warmup, the model (modelled MFU), classify.* (classes).
 Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config);
@@ -92,5 +82,7 @@ struct Threshold {
 Result<Threshold> ParseThreshold(const std::string& text);
 // The metric's value on the diff, and whether it trips the threshold.
 std::pair<double, bool> Check(const RunDiff& diff, const Threshold& t);
+// Whether `value` trips the threshold.
+bool Trips(const Threshold& t, double value);
 
 }  // namespace kscope::analysis::atlas

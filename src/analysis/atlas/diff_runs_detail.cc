@@ -1,5 +1,5 @@
-// What kscope diff compares beyond the kernel summaries: each run's NVTX stages (with the
-// report's MFU) and the bottleneck classes of its profiled kernels.
+// What kscope diff compares of each run: its kernel summary, its NVTX stages (with the
+// report's MFU), the bottleneck classes of its profiled kernels, its manifest's fields.
 #include "analysis/atlas/diff_runs_detail.h"
 
 #include <algorithm>
@@ -10,6 +10,51 @@
 #include "analysis/stages/stage_mfu.h"
 
 namespace kscope::analysis::atlas {
+
+Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run) {
+  auto q = store.db().Prepare(
+      "SELECT s.value, k.n, k.total, k.median, k.min, k.max FROM kernel_summary k JOIN string s ON s.id = k.name_id "
+      "WHERE k.run_id = ?1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run);
+  RunKernels out;
+  while (q->Step()) {
+    const std::string name = q->Text(0);
+    const int64_t n = q->Int(1), ns = q->Int(2);
+    const auto id = IdentifyKernel(name);
+    const std::string library(LibraryName(id.library));
+    for (auto* sum : {&out.families[id.family], &out.kernels[name]}) {
+      sum->family = id.family;
+      sum->library = library;
+      sum->launches += n;
+      sum->ns += ns;
+    }
+    out.kernels[name].spread = LaunchSpread{q->Double(3), q->Int(4), q->Int(5)};
+    out.launches += n;
+    out.ns += ns;
+  }
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  if (out.kernels.empty()) {
+    return Error{"run " + std::to_string(run), "has no nsys kernels to compare",
+                 "import its nsys export into it: kscope import --run " + std::to_string(run) + " FILE.sqlite"};
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::optional<std::string>>> ComparedFields(const store::Manifest& m) {
+  auto number = [](const std::optional<int64_t>& v) {
+    return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+  };
+  return {{"gpu", m.gpu},
+          {"driver", m.driver},
+          {"cuda", m.cuda_version},
+          {"nsys_export", m.nsys_export_version},
+          {"nsys_tool", m.nsys_tool_version},
+          {"ncu", m.ncu_version},
+          {"dtype", m.dtype},
+          {"batch", number(m.batch)},
+          {"tokens", number(m.tokens)}};
+}
 
 Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
                                                          const config::Config& config) {
@@ -80,6 +125,16 @@ Result<RunClasses> LoadRunClasses(store::Store& store, int64_t run, const Classi
     }
   }
   return out;
+}
+
+std::vector<ClassChangeRow> CompareClasses(const std::map<std::string, ClassMix>& a,
+                                           const std::map<std::string, ClassMix>& b) {
+  std::vector<ClassChangeRow> rows;
+  for (const auto& [key, x] : a) {
+    auto it = b.find(key);
+    if (it != b.end() && x.Main() != it->second.Main()) rows.push_back({key, x.family, x.library, x, it->second});
+  }
+  return rows;
 }
 
 }  // namespace kscope::analysis::atlas
