@@ -29,8 +29,10 @@ using analysis::atlas::RunFilter;
 using analysis::atlas::RunsSpread;
 using analysis::atlas::SelectionDiff;
 
-// The models of the runs, by id from 1.
+// The models of the runs, by id from 1, with their dtype and batch (zoo/models/*.yaml).
 const std::vector<std::string> kModels{"decoder_infer", "gpt2_infer", "moe_decoder"};
+const std::vector<std::string> kDtypes{"bf16", "fp16", "bf16"};
+const std::vector<int64_t> kBatches{4, 8, 4};
 
 store::Store& SelectionsStore() {
   static store::Store store = [] {
@@ -41,6 +43,8 @@ store::Store& SelectionsStore() {
     for (size_t i = 0; i < kModels.size(); ++i) {
       import::ImportOptions opts;
       opts.manifest.model = kModels[i];
+      opts.manifest.dtype = kDtypes[i];
+      opts.manifest.batch = kBatches[i];
       opts.manifest.tags["arch"] = i < 2 ? "dense" : "moe";
       auto run = import::ImportFiles(s, {testing::ZooFile(kModels[i], "discovery.sqlite")}, opts);
       EXPECT_TRUE(run.ok()) << run.error().Line();
@@ -280,11 +284,25 @@ TEST(AtlasDiffSelectionsZoo, StagesFromTheRunReports) {
 }
 
 TEST(AtlasDiffSelectionsZoo, Warnings) {
-  // Across the selections the manifests agree (one H100, one driver, one nsys); the dense
-  // selection holds two models.
-  EXPECT_EQ(report::SelectionDiffWarnings(DenseAgainstMoe()),
-            std::vector<std::string>{"kscope: warning: selection A's runs (1, 2) differ among themselves in model: "
-                                     "'decoder_infer', 'gpt2_infer'; its figures per run mix unlike runs"});
+  // One H100, one driver, one nsys; the dense selection holds GPT-2 in fp16 at batch 8 beside
+  // the decoder in bf16 at batch 4, as the MoE decoder is.
+  const std::vector<std::string> expected{
+      "kscope: warning: selections A (runs 1, 2) and B (runs 3) differ in dtype: 'bf16', 'fp16' against 'bf16'; "
+      "their numbers may not be comparable",
+      "kscope: warning: selections A (runs 1, 2) and B (runs 3) differ in batch: '4', '8' against '4'; their "
+      "numbers may not be comparable",
+      "kscope: warning: selection A's runs (1, 2) differ among themselves in dtype: 'bf16', 'fp16'; its figures per "
+      "run mix unlike runs",
+      "kscope: warning: selection A's runs (1, 2) differ among themselves in batch: '4', '8'; its figures per run "
+      "mix unlike runs",
+      "kscope: warning: selection A's runs (1, 2) differ among themselves in model: 'decoder_infer', 'gpt2_infer'; "
+      "its figures per run mix unlike runs"};
+  EXPECT_EQ(report::SelectionDiffWarnings(DenseAgainstMoe()), expected);
+  EXPECT_FALSE(DenseAgainstMoe().differences.empty());
+  // The decoder alone against the MoE decoder: the same dtype and batch, nothing to warn of.
+  RunFilter decoder;
+  decoder.model = "decoder_infer";
+  EXPECT_EQ(report::SelectionDiffWarnings(Diff(decoder, Tag("moe"))), std::vector<std::string>{});
 }
 
 TEST(AtlasDiffSelectionsZoo, ASelectionAgainstItselfIsEmpty) {
@@ -300,7 +318,7 @@ TEST(AtlasDiffSelectionsZoo, ASelectionAgainstItselfIsEmpty) {
     EXPECT_TRUE(d.stages.empty());
     EXPECT_TRUE(d.family_classes.empty());
     EXPECT_TRUE(d.kernel_classes.empty());
-    EXPECT_TRUE(d.differences.empty());
+    EXPECT_TRUE(d.differences.empty());  // a selection's own disagreements are the other's too
     EXPECT_EQ(d.ns_a, d.ns_b);
     EXPECT_EQ(d.launches_a, d.launches_b);
     for (const char* metric : {"gpu_time_pct>0", "launches_pct>0", "family_gpu_time_pct>0", "stage_gpu_time_pct>0",
