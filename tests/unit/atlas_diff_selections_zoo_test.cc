@@ -184,11 +184,9 @@ TEST(AtlasDiffSelectionsZoo, FamiliesAndKernelsPerRunFromTheExports) {
     totals.push_back(ns);
   }
   ExpectSpread(d.ns_a, totals);
-}
 
-// One family's GPU time per run, by SQL alone: cuBLAS's nvjet GEMMs (every kernel named
-// nvjet_*), in the decoder and GPT-2 (A: the median of two is their mean) and the MoE (B).
-TEST(AtlasDiffSelectionsZoo, NvjetGpuTimePerRunBySql) {
+  // One family's GPU time per run, by SQL alone: cuBLAS's nvjet GEMMs (every kernel named
+  // nvjet_*), in the decoder and GPT-2 (A: the median of two is their mean) and the MoE (B).
   auto nvjet_ns = [](const std::string& model) {
     auto db = sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly);
     EXPECT_TRUE(db.ok());
@@ -200,7 +198,6 @@ TEST(AtlasDiffSelectionsZoo, NvjetGpuTimePerRunBySql) {
     return static_cast<double>(q->Int(0));
   };
   const double decoder = nvjet_ns("decoder_infer"), gpt2 = nvjet_ns("gpt2_infer"), moe = nvjet_ns("moe_decoder");
-  const SelectionDiff& d = DenseAgainstMoe();
   auto it = std::find_if(d.families.begin(), d.families.end(), [](const auto& r) { return r.key == "nvjet_gemm"; });
   ASSERT_NE(it, d.families.end());
   EXPECT_EQ(it->ns_a.median, (decoder + gpt2) / 2);
@@ -283,7 +280,7 @@ TEST(AtlasDiffSelectionsZoo, StagesFromTheRunReports) {
   EXPECT_GT(both_mfu, 0);  // prefill and decode: measured in every run
 }
 
-TEST(AtlasDiffSelectionsZoo, Warnings) {
+TEST(AtlasDiffSelectionsZoo, WarningsAndThresholds) {
   // One H100, one driver, one nsys; the dense selection holds GPT-2 in fp16 at batch 8 beside
   // the decoder in bf16 at batch 4, as the MoE decoder is.
   const std::vector<std::string> expected{
@@ -303,6 +300,24 @@ TEST(AtlasDiffSelectionsZoo, Warnings) {
   RunFilter decoder;
   decoder.model = "decoder_infer";
   EXPECT_EQ(report::SelectionDiffWarnings(Diff(decoder, Tag("moe"))), std::vector<std::string>{});
+
+  const SelectionDiff& d = DenseAgainstMoe();
+  auto check = [&](const std::string& text) {
+    auto t = analysis::atlas::ParseThreshold(text);
+    EXPECT_TRUE(t.ok()) << text;
+    return t.ok() ? analysis::atlas::Check(d, *t) : std::make_pair(0.0, false);
+  };
+  const double pct = 100.0 * (d.ns_b.median - d.ns_a.median) / d.ns_a.median;
+  EXPECT_EQ(check("gpu_time_pct>-100"), std::make_pair(pct, true));
+  EXPECT_EQ(check("gpu_time_pct>=1000"), std::make_pair(pct, false));
+  const auto appeared = static_cast<double>(
+      std::count_if(d.kernels.begin(), d.kernels.end(), [](const auto& r) { return r.change == Change::kAppeared; }));
+  EXPECT_EQ(check("appeared>0"), std::make_pair(appeared, true));
+  // The stages' largest change: prefill's median GPU time per steady instance, 1.336 ms per run
+  // in A (the median of two runs) against 1.672 ms in B, +25.1%.
+  EXPECT_NEAR(check("stage_gpu_time_pct>25").first, 25.1, 0.05);
+  EXPECT_TRUE(check("stage_gpu_time_pct>25").second);
+  EXPECT_FALSE(check("stage_gpu_time_pct>26").second);
 }
 
 TEST(AtlasDiffSelectionsZoo, ASelectionAgainstItselfIsEmpty) {
@@ -328,21 +343,6 @@ TEST(AtlasDiffSelectionsZoo, ASelectionAgainstItselfIsEmpty) {
       EXPECT_FALSE(analysis::atlas::Check(d, *t).second) << metric;
     }
   }
-}
-
-TEST(AtlasDiffSelectionsZoo, Thresholds) {
-  const SelectionDiff& d = DenseAgainstMoe();
-  auto check = [&](const std::string& text) {
-    auto t = analysis::atlas::ParseThreshold(text);
-    EXPECT_TRUE(t.ok()) << text;
-    return t.ok() ? analysis::atlas::Check(d, *t) : std::make_pair(0.0, false);
-  };
-  const double pct = 100.0 * (d.ns_b.median - d.ns_a.median) / d.ns_a.median;
-  EXPECT_EQ(check("gpu_time_pct>-100"), std::make_pair(pct, true));
-  EXPECT_EQ(check("gpu_time_pct>=1000"), std::make_pair(pct, false));
-  const auto appeared = static_cast<double>(
-      std::count_if(d.kernels.begin(), d.kernels.end(), [](const auto& r) { return r.change == Change::kAppeared; }));
-  EXPECT_EQ(check("appeared>0"), std::make_pair(appeared, true));
 }
 
 TEST(AtlasDiffSelectionsZoo, SelectionsThatSelectNothing) {
