@@ -55,7 +55,8 @@ std::vector<SelectionDiffRow> CompareRows(const SelectionSide& a, const Selectio
     auto ix = x.find(key), iy = y.find(key);
     const PerRun* px = ix != x.end() ? &ix->second : nullptr;
     const PerRun* py = iy != y.end() ? &iy->second : nullptr;
-    const PerRun& any = px ? *px : *py;
+    if (px == nullptr && py == nullptr) continue;  // never: the key is in one of them
+    const PerRun& any = px != nullptr ? *px : *py;
     SelectionDiffRow r;
     r.key = key;
     r.family = any.family;
@@ -193,7 +194,12 @@ std::string SelectionText(const RunFilter& filter, const std::string& prefix) {
     out += (out.empty() ? "" : " ") + prefix + option + " " + value;
   };
   for (int64_t id : filter.run_ids) add("run", std::to_string(id));
-  for (const auto& [k, v] : filter.tags) add("tag", k + "=" + v);
+  for (const auto& [k, v] : filter.tags) {
+    std::string tag = k;
+    tag += "=";
+    tag += v;
+    add("tag", tag);
+  }
   if (filter.label) add("label", *filter.label);
   if (filter.model) add("model", *filter.model);
   if (filter.gpu) add("gpu", *filter.gpu);

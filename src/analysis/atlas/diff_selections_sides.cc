@@ -25,9 +25,10 @@ void AddClasses(const RunClasses& from, RunClasses& into) {
 Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& filter, const std::string& text) {
   auto all = store.ListRuns();
   if (!all.ok()) return all.error();
-  for (const auto& [key, value] : filter.tags) {
+  for (const auto& tag : filter.tags) {
+    const std::string& key = tag.first;
     if (std::none_of(all->begin(), all->end(),
-                     [&](const store::RunInfo& r) { return r.manifest.tags.contains(key); })) {
+                     [&key](const store::RunInfo& r) { return r.manifest.tags.contains(key); })) {
       return Error{"selection " + text, "no run of the database has the tag '" + key + "'",
                    "list the runs and their tags with: kscope runs"};
     }
