@@ -68,9 +68,8 @@ double Pct(int64_t a, int64_t b) { return a > 0 ? 100.0 * static_cast<double>(b 
 
 }  // namespace
 
-std::vector<ManifestDifference> ManifestDifferences(const store::Manifest& a, const store::Manifest& b) {
+std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& x, const ComparedValues& y) {
   std::vector<ManifestDifference> out;
-  const auto x = ComparedFields(a), y = ComparedFields(b);
   for (size_t i = 0; i < x.size(); ++i) {
     if (x[i].second && y[i].second && *x[i].second != *y[i].second)
       out.push_back({x[i].first, *x[i].second, *y[i].second});
@@ -93,9 +92,9 @@ double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
 double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
 
 Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config) {
-  auto run_a = store.GetRun(a);
+  auto run_a = LoadComparedFields(store, a);
   if (!run_a.ok()) return run_a.error();
-  auto run_b = store.GetRun(b);
+  auto run_b = LoadComparedFields(store, b);
   if (!run_b.ok()) return run_b.error();
   auto ka = LoadRunKernels(store, a);
   if (!ka.ok()) return ka.error();
@@ -104,7 +103,7 @@ Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config
   RunDiff d;
   d.a = a;
   d.b = b;
-  d.differences = ManifestDifferences(run_a->manifest, run_b->manifest);
+  d.differences = ManifestDifferences(*run_a, *run_b);
   d.launches_a = ka->launches;
   d.launches_b = kb->launches;
   d.ns_a = ka->ns;

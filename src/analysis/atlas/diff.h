@@ -18,9 +18,8 @@
 
 namespace kscope::analysis::atlas {
 
-// A manifest field the two runs disagree on ("gpu", "driver", "cuda", "nsys_export",
-// "nsys_tool", "ncu", "dtype", "batch", "tokens"); a field only one run knows is no
-// disagreement.
+// A manifest field the two runs disagree on (ComparedFields: "gpu", "driver", ..., "torch"); a
+// field only one run knows is no disagreement.
 struct ManifestDifference {
   std::string field, a, b;
 };
@@ -63,8 +62,8 @@ struct RunDiff {
   [[nodiscard]] double LaunchesPct() const;
 };
 
-// The manifest fields that both runs know and disagree on.
-std::vector<ManifestDifference> ManifestDifferences(const store::Manifest& a, const store::Manifest& b);
+// The fields (ComparedFields) that both runs know and disagree on.
+std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& a, const ComparedValues& b);
 
 // `config`: stages.warmup, the model (modelled MFU), classify.* (classes).
 Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config);

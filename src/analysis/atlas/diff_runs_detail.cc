@@ -2,7 +2,10 @@
 // report's MFU), the bottleneck classes of its profiled kernels, its manifest's fields.
 #include "analysis/atlas/diff_runs_detail.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "analysis/kernels/bottleneck.h"
 #include "analysis/kernels/ncu_launches.h"
@@ -41,19 +44,43 @@ Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::optional<std::string>>> ComparedFields(const store::Manifest& m) {
+ComparedValues ComparedFields(const store::Manifest& m, const std::string& capture) {
   auto number = [](const std::optional<int64_t>& v) {
     return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
   };
-  return {{"gpu", m.gpu},
-          {"driver", m.driver},
-          {"cuda", m.cuda_version},
-          {"nsys_export", m.nsys_export_version},
-          {"nsys_tool", m.nsys_tool_version},
-          {"ncu", m.ncu_version},
-          {"dtype", m.dtype},
-          {"batch", number(m.batch)},
-          {"tokens", number(m.tokens)}};
+  ComparedValues out{{"gpu", m.gpu},
+                     {"driver", m.driver},
+                     {"cuda", m.cuda_version},
+                     {"nsys_export", m.nsys_export_version},
+                     {"nsys_tool", m.nsys_tool_version},
+                     {"ncu", m.ncu_version},
+                     {"dtype", m.dtype},
+                     {"batch", number(m.batch)},
+                     {"tokens", number(m.tokens)}};
+  // kscope's own file; a field it lacks (or one not of the expected kind) is not known.
+  const auto json = nlohmann::json::parse(capture, nullptr, false);
+  auto field = [&](const char* name, const char* object, const char* key) {
+    std::optional<std::string> v;
+    if (json.is_object() && json.contains(object) && json[object].is_object() && json[object].contains(key)) {
+      const auto& x = json[object][key];
+      if (x.is_string()) v = x.get<std::string>();
+      if (x.is_number()) v = fmt::format("{}", x.get<double>());
+    }
+    out.emplace_back(name, v);
+  };
+  field("sm_max_clock_mhz", "gpu", "sm_max_clock_mhz");
+  field("mem_clock_mhz", "gpu", "mem_clock_mhz");
+  field("ncu_clock_control", "ncu_settings", "clock_control");
+  field("torch", "environment", "torch");
+  return out;
+}
+
+Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run) {
+  auto info = store.GetRun(run);
+  if (!info.ok()) return info.error();
+  auto capture = store.RunCapture(run);
+  if (!capture.ok()) return capture.error();
+  return ComparedFields(info->manifest, *capture);
 }
 
 Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,

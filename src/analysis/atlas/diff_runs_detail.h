@@ -37,8 +37,15 @@ struct RunKernels {
 Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run);
 
 // The manifest fields that tell whether runs compare, in a fixed order: gpu, driver, cuda,
-// nsys_export, nsys_tool, ncu, dtype, batch, tokens; each with the run's value, if it has one.
-std::vector<std::pair<std::string, std::optional<std::string>>> ComparedFields(const store::Manifest& m);
+// nsys_export, nsys_tool, ncu, dtype, batch, tokens; then, from `capture` (the manifest.json
+// that kscope profile wrote for the run, Store::RunCapture; empty for an imported export):
+// sm_max_clock_mhz and mem_clock_mhz (the GPU's), ncu_clock_control, torch (PyTorch's
+// version). Each with the run's value, if it has one.
+using ComparedValues = std::vector<std::pair<std::string, std::optional<std::string>>>;
+ComparedValues ComparedFields(const store::Manifest& m, const std::string& capture);
+
+// A run's ComparedFields, read from the store.
+Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run);
 
 // One NVTX stage of a run (PyTorch's operator ranges and libraries' own ranges left out).
 struct StageFacts {

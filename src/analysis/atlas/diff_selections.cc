@@ -130,7 +130,7 @@ std::vector<SelectionStageRow> CompareStages(const SelectionSide& a, const Selec
 }
 
 void CompareManifests(const SelectionSide& a, const SelectionSide& b, SelectionDiff& d) {
-  const auto x = ValuesOfFields(a.manifests, true), y = ValuesOfFields(b.manifests, true);
+  const auto x = ValuesOfFields(a.fields), y = ValuesOfFields(b.fields);
   for (size_t i = 0; i < x.size(); ++i) {
     const auto& [field, in_a] = x[i];
     const auto& in_b = y[i].second;

@@ -55,7 +55,10 @@ Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& 
     auto classes = LoadRunClasses(store, id, config.classify);
     if (!classes.ok()) return classes.error();
     side.runs.push_back(id);
-    side.manifests.push_back(info->manifest);
+    auto fields = LoadComparedFields(store, id);
+    if (!fields.ok()) return fields.error();
+    fields->emplace_back("model", info->manifest.model);
+    side.fields.push_back(std::move(*fields));
     side.kernels.push_back(std::move(*kernels));
     side.stages.push_back(std::move(*stages));
     AddClasses(*classes, side.classes);
@@ -63,20 +66,16 @@ Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& 
   return side;
 }
 
-FieldValues ValuesOfFields(const std::vector<store::Manifest>& manifests, bool model) {
-  std::vector<std::string> names;
-  std::map<std::string, std::set<std::string>> seen;
-  for (const auto& [field, value] : ComparedFields({})) names.push_back(field);
-  if (model) names.emplace_back("model");
-  for (const auto& m : manifests) {
-    auto fields = ComparedFields(m);
-    if (model) fields.emplace_back("model", m.model);
-    for (const auto& [field, value] : fields) {
-      if (value) seen[field].insert(*value);
-    }
-  }
+FieldValues ValuesOfFields(const std::vector<ComparedValues>& fields) {
   FieldValues out;
-  for (const auto& name : names) out.emplace_back(name, std::vector<std::string>(seen[name].begin(), seen[name].end()));
+  if (fields.empty()) return out;
+  for (size_t i = 0; i < fields.front().size(); ++i) {
+    std::set<std::string> seen;
+    for (const auto& run : fields) {
+      if (run[i].second) seen.insert(*run[i].second);
+    }
+    out.emplace_back(fields.front()[i].first, std::vector<std::string>(seen.begin(), seen.end()));
+  }
   return out;
 }
 

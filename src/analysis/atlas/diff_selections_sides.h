@@ -13,8 +13,8 @@
 namespace kscope::analysis::atlas {
 
 struct SelectionSide {
-  std::vector<int64_t> runs;  // by id
-  std::vector<store::Manifest> manifests;
+  std::vector<int64_t> runs;           // by id
+  std::vector<ComparedValues> fields;  // per run: ComparedFields, then the manifest's model
   std::vector<RunKernels> kernels;
   std::vector<std::map<std::string, StageFacts>> stages;
   RunClasses classes;  // the profiled launches of all its runs together
@@ -27,9 +27,9 @@ Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& fi
 // What those runs say; an error when one has no nsys kernels.
 Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const config::Config& config);
 
-// The manifest fields (ComparedFields, in its order; with `model`, then the manifest's model),
-// each with the distinct values the selection's runs know, sorted (none: no run knows it).
+// Per field of `fields` (one list per run, in one order), the distinct values the runs know,
+// sorted (none: no run knows it).
 using FieldValues = std::vector<std::pair<std::string, std::vector<std::string>>>;
-FieldValues ValuesOfFields(const std::vector<store::Manifest>& manifests, bool model);
+FieldValues ValuesOfFields(const std::vector<ComparedValues>& fields);
 
 }  // namespace kscope::analysis::atlas
