@@ -22,18 +22,12 @@ TEST(DiffComparedFields, FromKscopeProfilesManifest) {
   store::Manifest m;
   m.gpu = "NVIDIA H100 80GB HBM3";
   m.batch = 4;
-  const ComparedValues expected{{"gpu", "NVIDIA H100 80GB HBM3"},
-                                {"driver", std::nullopt},
-                                {"cuda", std::nullopt},
-                                {"nsys_export", std::nullopt},
-                                {"nsys_tool", std::nullopt},
-                                {"ncu", std::nullopt},
-                                {"dtype", std::nullopt},
-                                {"batch", "4"},
-                                {"tokens", std::nullopt},
-                                {"sm_max_clock_mhz", "1980"},
-                                {"mem_clock_mhz", "2619"},
-                                {"ncu_clock_control", "base"},
+  const ComparedValues expected{{"gpu", "NVIDIA H100 80GB HBM3"}, {"driver", std::nullopt},
+                                {"cuda", std::nullopt},           {"nsys_export", std::nullopt},
+                                {"nsys_tool", std::nullopt},      {"ncu", std::nullopt},
+                                {"dtype", std::nullopt},          {"batch", "4"},
+                                {"tokens", std::nullopt},         {"sm_max_clock_mhz", "1980"},
+                                {"mem_clock_mhz", "2619"},        {"ncu_clock_control", "base"},
                                 {"torch", "2.11.0+cu130"}};
   const auto deep = ComparedFields(m, Manifest("recorded_manifest.json"));
   EXPECT_EQ(deep, expected);
