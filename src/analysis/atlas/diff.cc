@@ -68,11 +68,12 @@ double Pct(int64_t a, int64_t b) { return a > 0 ? 100.0 * static_cast<double>(b 
 
 }  // namespace
 
-std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& x, const ComparedValues& y) {
+std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& a, const ComparedValues& b) {
   std::vector<ManifestDifference> out;
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (x[i].second && y[i].second && *x[i].second != *y[i].second)
-      out.push_back({x[i].first, *x[i].second, *y[i].second});
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const auto& [field, x] = a[i];
+    const auto& y = b[i].second;
+    if (x && y && *x != *y) out.push_back({field, *x, *y});
   }
   return out;
 }
