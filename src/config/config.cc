@@ -251,7 +251,8 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.timeline.sync_pct; }},
       {"stages.warmup",
-       "instances of each NVTX stage left out of MFU and verdicts as warm-up (the first ones)",
+       "instances of each NVTX stage left out of MFU and verdicts as warm-up (the first ones); the profile's "
+       "selection ranks kernels without them too",
        {},
        +[](Config& c) -> Ref { return &c.stages.warmup; }},
       {"model.name", "model name, for the manifest", {}, +[](Config& c) -> Ref { return &c.model.name; }},
