@@ -134,9 +134,18 @@ TEST(ZooStages, InstancesAndTheSteadyState) {
 // With PyTorch's autograd NVTX ranges: each backward function's kernels go to the stage whose
 // forward op made it, found here by SQL: the backward op range ("MmBackward0, seq = N, ...")
 // and the latest forward op range with the same sequence number before it, inside 'forward'.
-TEST(ZooStages, AutogradRangesTieBackwardWorkToTheForwardStage) {
+// Both captures: nsys --pytorch=autograd-nvtx, and autograd-shapes-nvtx, whose ranges also
+// carry ", sizes = [[...]], input_op_ids = [...]".
+class ZooAutograd : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Captures, ZooAutograd, ::testing::Values("decoder_train_autograd", "decoder_train_shapes"));
+
+TEST_P(ZooAutograd, RangesTieBackwardWorkToTheForwardStage) {
+  const std::string capture = GetParam();
   auto store = NewStore();
-  const int64_t run = testing::ImportZoo(store, "decoder_train_autograd");
+  // The shapes capture comes with its profile's ncu page, which must find its kernels.
+  const int64_t run = testing::ImportZoo(
+      store, capture,
+      capture == "decoder_train_shapes" ? std::vector<std::string>{"profile_raw.csv"} : std::vector<std::string>{});
   ASSERT_GT(run, 0);
   auto stages = analysis::ComputeStages(store, run);
   ASSERT_TRUE(stages.ok());
@@ -159,7 +168,7 @@ WITH t AS (SELECT n.rowid AS id, n.start, n.end, n.globalTid AS tid, coalesce(n.
                 AND (c.globalTid & ~16777215) = k.globalPid
            JOIN tie ON tie.tid = c.globalTid AND c.start >= tie.start AND c.end <= tie.end)
 SELECT count(*), sum(ns) FROM k)sql";
-  const auto expected = Query(ZooFile("decoder_train_autograd", "discovery.sqlite"), sql);
+  const auto expected = Query(ZooFile(capture, "discovery.sqlite"), sql);
   ASSERT_EQ(expected.size(), 2U);
   EXPECT_GT(expected[0], 1000);
   EXPECT_EQ(forward.backward_kernel_ns, expected[1]);
@@ -167,7 +176,7 @@ SELECT count(*), sum(ns) FROM k)sql";
   int64_t by_op = 0;
   for (const auto& b : forward.backward_by_op) by_op += b.kernel_ns;
   EXPECT_EQ(by_op, forward.backward_kernel_ns);
-  // The report lists the user's four stages, not PyTorch's 16,109 operator ranges.
+  // The report lists the user's four stages, not PyTorch's operator ranges (16,109; 23,609).
   auto report = report::BuildRunReport(store, run, config::Config{});
   ASSERT_TRUE(report.ok()) << report.error().Line();
   std::vector<std::string> names;
