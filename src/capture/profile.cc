@@ -100,7 +100,7 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
          << "\n";
     return Status::Ok();
   }
-  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu));
+  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu), c.stages.warmup);
   if (!sel.ok()) return sel.error();
   out_ << FormatSelection(*sel);
   const auto metrics = NcuMetrics(c.ncu);
@@ -160,7 +160,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   // that is not there) is found before a run is made for it; step 2 uses it.
   std::optional<Selection> early;
   if (req.discovery_run != 0) {
-    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu));
+    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup);
     if (!sel.ok()) return sel.error();
     early = std::move(sel).value();
   }
@@ -354,8 +354,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   }
 
   // 2. Selection, and what the installed ncu offers of the metrics it will be asked for.
-  Result<Selection> sel = early ? Result<Selection>(std::move(*early))
-                                : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu));
+  Result<Selection> sel =
+      early ? Result<Selection>(std::move(*early))
+            : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup);
   if (!sel.ok()) return finish(sel.error());
   if (!metric_note.empty()) sel->notes.push_back(metric_note);
   cap.manifest["ncu_settings"]["metrics"] = metrics;
