@@ -1,6 +1,26 @@
 #include "store/ncu_writer.h"
 
+#include <string>
+
 namespace kscope::store {
+
+namespace {
+
+// The metric insert for `rows` rows: one VALUES tuple each, then the upsert.
+std::string MetricInsert(size_t rows) {
+  std::string sql = "INSERT INTO ncu_metric(run_id, launch_id, metric_id, value, text, unit, precise) VALUES ";
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t b = r * 7;
+    sql += (r == 0 ? "" : ",") + std::string("(?") + std::to_string(b + 1);
+    for (size_t c = 2; c <= 7; ++c) sql += ",?" + std::to_string(b + c);
+    sql += ")";
+  }
+  return sql +
+         " ON CONFLICT(run_id, launch_id, metric_id) DO UPDATE SET value = excluded.value, text = excluded.text, "
+         "unit = excluded.unit, precise = excluded.precise WHERE excluded.precise >= ncu_metric.precise";
+}
+
+}  // namespace
 
 Result<NcuWriter> NcuWriter::Open(Store& store, int64_t run_id, int64_t source_id) {
   NcuWriter w(store, run_id, source_id);
@@ -25,18 +45,18 @@ Result<NcuWriter> NcuWriter::Open(Store& store, int64_t run_id, int64_t source_i
       "cc, grid_x, grid_y, grid_z, block_x, block_y, block_z, nvtx) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
   if (!launch.ok()) return launch.error();
-  auto metric = db.Prepare(
-      "INSERT INTO ncu_metric(run_id, launch_id, metric_id, value, text, unit, precise) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7) ON CONFLICT(run_id, launch_id, metric_id) DO UPDATE SET "
-      "value = excluded.value, text = excluded.text, unit = excluded.unit, precise = excluded.precise "
-      "WHERE excluded.precise >= ncu_metric.precise");
+  auto metric = db.Prepare(MetricInsert(1));
   if (!metric.ok()) return metric.error();
+  auto metrics = db.Prepare(MetricInsert(kRowsPerInsert));
+  if (!metrics.ok()) return metrics.error();
   auto rule = db.Prepare(
       "INSERT INTO ncu_rule(run_id, launch_id, section, rule, type, description, speedup_type, speedup) "
       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
   if (!rule.ok()) return rule.error();
   w.insert_launch_ = std::move(launch).value();
   w.insert_metric_ = std::move(metric).value();
+  w.insert_metrics_ = std::move(metrics).value();
+  w.pending_.reserve(kRowsPerInsert);
   w.insert_rule_ = std::move(rule).value();
   return w;
 }
@@ -64,14 +84,38 @@ Status NcuWriter::Metric(int64_t launch_id, std::string_view metric, std::option
                          std::string_view unit, bool precise) {
   auto metric_id = store_->InternString(metric);
   if (!metric_id.ok()) return metric_id.error();
-  auto& s = insert_metric_;
-  s.Bind(1, run_id_).Bind(2, launch_id).Bind(3, *metric_id).Bind(4, value);
-  if (value) {
-    s.BindNull(5);
-  } else {
-    s.Bind(5, text);
+  return Metric(launch_id, *metric_id, value, text, unit, precise);
+}
+
+Status NcuWriter::Metric(int64_t launch_id, int64_t metric_id, std::optional<double> value, std::string_view text,
+                         std::string_view unit, bool precise) {
+  pending_.push_back(
+      {launch_id, metric_id, value, value ? std::string() : std::string(text), std::string(unit), precise});
+  if (pending_.size() < kRowsPerInsert) return Status::Ok();
+  KSCOPE_RETURN_IF_ERROR(Write(insert_metrics_, 0, kRowsPerInsert));
+  pending_.clear();
+  return Status::Ok();
+}
+
+Status NcuWriter::Finish() {
+  for (size_t i = 0; i < pending_.size(); ++i) KSCOPE_RETURN_IF_ERROR(Write(insert_metric_, i, 1));
+  pending_.clear();
+  return Status::Ok();
+}
+
+Status NcuWriter::Write(sql::Stmt& insert, size_t first, size_t count) {
+  for (size_t r = 0; r < count; ++r) {
+    const PendingMetric& m = pending_[first + r];
+    const int b = static_cast<int>(r * 7);
+    insert.Bind(b + 1, run_id_).Bind(b + 2, m.launch_id).Bind(b + 3, m.metric_id).Bind(b + 4, m.value);
+    if (m.value) {
+      insert.BindNull(b + 5);
+    } else {
+      insert.Bind(b + 5, m.text);
+    }
+    insert.Bind(b + 6, m.unit).Bind(b + 7, m.precise ? 1 : 0);
   }
-  return s.Bind(6, unit).Bind(7, precise ? 1 : 0).Run();
+  return insert.Run();
 }
 
 Status NcuWriter::Rule(int64_t launch_id, const NcuRuleRow& rule) {

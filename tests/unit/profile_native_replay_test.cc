@@ -241,9 +241,10 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ProfileNativeReplay,
                                     "16 Roofline: FP32 memory-bound side, AI 0.50 | FP16 memory-bound side, AI 1.00",
                                     "20 Roofline: FP32 memory-bound side, AI 0.47 | FP16 memory-bound side, AI 0.94"}},
                              // The zoo's nsys export and this report come from two runs of the workload,
-                             // and torch.compile's autotuning launched differently in each (docs/zoo.md):
-                             // one launch is where the plan expected it, the others stay unlinked.
-                             Model{"gpt2_compile_train", 14, 1, 1, {}}),
+                             // torch.compile's autotuning launched differently in each (docs/zoo.md), and
+                             // the report's plan still picked configurations only the warm-up launched:
+                             // no launch is where today's plan expects it, so none is linked.
+                             Model{"gpt2_compile_train", 14, 0, 1, {}}),
                          [](const auto& p) { return p.param.name; });
 
 }  // namespace

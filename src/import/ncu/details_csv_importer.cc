@@ -105,6 +105,7 @@ Result<ImportResult> NcuDetailsCsvImporter::Import(const std::string& path, cons
   };
   auto stats = ReadCsvRecords(path, on_record);
   if (!stats.ok()) return stats.error();
+  KSCOPE_RETURN_IF_ERROR(writer->Finish());
   if (record_no == 0) return Error{path, "no header row", std::string(kFix)};
   if (result.rows_read > 0 && !has_duration) return DetailsWithoutDuration(path);
   return result;

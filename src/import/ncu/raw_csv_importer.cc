@@ -76,6 +76,7 @@ Result<ImportResult> NcuRawCsvImporter::Import(const std::string& path, const Im
   };
   auto stats = ReadCsvRecords(path, on_record);
   if (!stats.ok()) return stats.error();
+  KSCOPE_RETURN_IF_ERROR(writer->Finish());
   if (record_no == 0) return Error{path, "no header row", std::string(kFix)};
   if (record_no == 1) return Error{path, "no units row after the header (cut off?)", std::string(kFix)};
   return result;

@@ -29,13 +29,19 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
   auto writer = store::NcuWriter::Open(target.store, target.run_id, target.source_id);
   if (!writer.ok()) return writer.error();
   ImportResult result;
-  // Each metric's unit in kscope's base units, looked up once per name.
-  std::unordered_map<std::string_view, BaseUnit> units;
-  std::deque<std::string> names;  // owns the keys of `units`
-  auto unit_of = [&](std::string_view metric) -> const BaseUnit& {
-    if (auto it = units.find(metric); it != units.end()) return it->second;
+  // Each metric's unit in kscope's base units and its string id, looked up once per name.
+  struct Known {
+    BaseUnit unit;
+    int64_t id = 0;
+  };
+  std::unordered_map<std::string_view, Known> known;
+  std::deque<std::string> names;  // owns the keys of `known`
+  auto known_of = [&](std::string_view metric) -> Result<const Known*> {
+    if (auto it = known.find(metric); it != known.end()) return &it->second;
+    auto id = writer->MetricId(metric);
+    if (!id.ok()) return id.error();
     names.emplace_back(metric);
-    return units.emplace(names.back(), NormalizeUnit(RepBaseUnit(metric))).first->second;
+    return &known.emplace(names.back(), Known{NormalizeUnit(RepBaseUnit(metric)), *id}).first->second;
   };
   auto on_launch = [&](const RepLaunch& l) -> Status {
     store::NcuLaunchKey key;
@@ -59,7 +65,9 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
       // Only instance values, no value of the whole: ncu's page leaves the cell empty, and
       // the store keeps one value per metric.
       if (m.value.kind == RepValue::Kind::kNone && !m.instances.empty()) continue;
-      const BaseUnit& unit = unit_of(m.name);
+      auto k = known_of(m.name);
+      if (!k.ok()) return k.error();
+      const BaseUnit& unit = (*k)->unit;
       std::optional<double> value;
       std::string text;
       if (m.value.numeric() && std::isfinite(m.value.number())) {
@@ -67,7 +75,7 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
       } else {
         text = FormatRawCell(m.value, RawColumn{});
       }
-      KSCOPE_RETURN_IF_ERROR(writer->Metric(*launch, m.name, value, text, unit.unit, true));
+      KSCOPE_RETURN_IF_ERROR(writer->Metric(*launch, (*k)->id, value, text, unit.unit, true));
     }
     for (const RepRule& r : l.rules) {
       KSCOPE_RETURN_IF_ERROR(writer->Rule(*launch, store::NcuRuleRow{std::string(r.section), std::string(r.rule),
@@ -78,6 +86,7 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
   };
   auto read = ReadRep(path, on_launch);
   if (!read.ok()) return read.error();
+  KSCOPE_RETURN_IF_ERROR(writer->Finish());
   if (read->launches == 0) {
     return Error{path, "an Nsight Compute report with no profiled launches",
                  "profile again; check that ncu's kernel filters matched a kernel"};
