@@ -11,8 +11,10 @@
 //     names of their own ("triton_poi_fused_atlas_r<r>_v<c mod V>_<k>_0"), V chosen so that
 //     the store holds about F families (default 2,000).
 // The event streams (event_chunk) are not copied: the atlas does not read them, and renamed
-// summaries would not match them. The copies' numbers mean nothing; their shape is real.
-// One transaction.
+// summaries would not match them. Each copy's per-launch figures (ncu_launch_figures) are not
+// copied either: they are derived from its copied metrics by the import's own code
+// (analysis::MaterializeLaunchFigures), as `kscope import` derives them. The copies' numbers
+// mean nothing; their shape is real. One transaction.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernels/launch_figures.h"
+#include "store/store.h"
 #include "util/sqlite.h"
 
 namespace {
@@ -160,11 +164,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "make_atlas_store: %s: %s\n", out.c_str(), ec.message().c_str());
     return 1;
   }
-  auto db = sql::Db::Open(out, sql::OpenMode::kReadWrite);
-  if (!db.ok()) {
-    std::fprintf(stderr, "%s\n", db.error().Line().c_str());
+  auto store = kscope::store::Store::Open(out, sql::OpenMode::kReadWrite);
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.error().Line().c_str());
     return 1;
   }
+  sql::Db* db = &store->db();
   auto fail = [](const Error& e) {
     std::fprintf(stderr, "%s\n", e.Line().c_str());
     return 1;
@@ -191,6 +196,7 @@ int main(int argc, char** argv) {
     if (auto st = MapNames(*db, src, copy % variants); !st.ok()) return fail(st.error());
     if (auto st = CopyRun(*db, src, dst, model + " #" + std::to_string(copy % models)); !st.ok())
       return fail(st.error());
+    if (auto st = kscope::analysis::MaterializeLaunchFigures(*store, dst); !st.ok()) return fail(st.error());
   }
   if (auto st = tx->Commit(); !st.ok()) return fail(st.error());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

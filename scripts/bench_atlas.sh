@@ -51,8 +51,8 @@ STORE=$OUT_DIR/atlas-$RUNS.db
 rm -f "$STORE" "$STORE"-wal "$STORE"-shm
 "$BUILD_DIR/bench/make_atlas_store" "$BASE" "$STORE" --runs "$RUNS" --families "$FAMILIES"
 store_mib=$(du -m --apparent-size "$STORE" | cut -f1)
-families=$("$K" --db "$STORE" atlas --format csv | tail -n +2 | wc -l)
-kernels=$("$K" --db "$STORE" atlas --by kernel --format csv | tail -n +2 | wc -l)
+families=$("$K" --db "$STORE" atlas --view popularity --format csv | tail -n +2 | wc -l)
+kernels=$("$K" --db "$STORE" atlas --by kernel --view popularity --format csv | tail -n +2 | wc -l)
 
 # --- 4. two 400,000-launch runs ---------------------------------------------------------
 SCALED=$OUT_DIR/scaled-$KERNELS.sqlite

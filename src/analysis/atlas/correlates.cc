@@ -93,15 +93,16 @@ void CorrelatesTally::Add(const ProfiledLaunch& l) {
     ptr->library = std::string(LibraryName(l.identity.library));
   }
   auto& f = *ptr;
-  const auto& k = l.launch.key;
+  const auto& k = l.launch;
+  const auto& figures = k.figures;
   Sample s;
-  if (l.roof_point != nullptr) s.roof = l.roof_point->PercentOfRoof();
-  s.sm = l.diagnosis.evidence.sm_pct;
-  s.params[0] = l.launch.Number("launch__waves_per_multiprocessor");
+  s.roof = figures.roof_pct;
+  s.sm = figures.class_figures.sm_pct;
+  s.params[0] = figures.class_figures.waves;
   s.params[1] = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);
   s.params[2] = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
-  s.params[3] = l.launch.Number("launch__registers_per_thread");
-  s.params[4] = l.launch.Number("launch__shared_mem_per_block");
+  s.params[3] = figures.registers;
+  s.params[4] = figures.shared_bytes;
   const ConfigKey key{l.kernel, k.grid, k.block, s.params[3].value_or(-1), s.params[4].value_or(-1)};
   auto [it, added] = f.config_index.emplace(key, f.configs.size());
   if (added) {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/atlas/atlas.h"
-#include "analysis/kernels/roofline.h"
+#include "analysis/kernels/launch_figures.h"
 #include "analysis/names/kernel_names.h"
 
 namespace kscope::analysis::atlas {
@@ -26,22 +26,21 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas);
 
 // One profiled launch of a selected run, as every ncu view of the atlas sees it: the row it
 // is grouped under (its family, or with --by kernel nsys's spelling of its name where a
-// selected run's nsys data has the kernel, else ncu's), its name's identity, its diagnosis and
-// its roofline with the point where it sits (nullptr: no FP work or no roofline metrics).
+// selected run's nsys data has the kernel, else ncu's), its name's identity, its shape, the
+// figures derived from its metrics at import (ncu_launch_figures) and its bottleneck class
+// under the configured thresholds.
 struct ProfiledLaunch {
   const AtlasRun& run;
   const std::string& key;
   const std::string& kernel;  // nsys's spelling where known, else ncu's
   const KernelIdentity& identity;
-  const NcuLaunch& launch;
-  const Diagnosis& diagnosis;
-  const Roofline& roofline;
-  const RooflinePoint* roof_point;
+  const StoredLaunch& launch;
+  Bottleneck bottleneck;
 };
 
-// Loads each selected run's ncu launches once (setting its profiled_launches) and hands every
-// launch to each of `views`, in run order and launch order: the one grouping of ncu launches
-// the performance, correlates and signals views share.
+// Reads each selected run's stored launch figures once (setting its profiled_launches) and
+// hands every launch to each of `views`, in run order and launch order: the one grouping of
+// ncu launches the performance, correlates and signals views share.
 Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thresholds, const NsysNames& nsys_names,
                              Atlas& atlas, const std::vector<std::function<void(const ProfiledLaunch&)>>& views);
 

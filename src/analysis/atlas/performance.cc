@@ -1,5 +1,6 @@
 // Performance per family (or kernel): the figures `kscope kernels` shows for a profiled launch
-// (analysis::Diagnose's evidence), gathered over every profiled launch of the selected runs.
+// (analysis::Diagnose's evidence, stored per launch at import), over every profiled launch
+// of the selected runs.
 #include <algorithm>
 #include <set>
 
@@ -53,15 +54,15 @@ void PerformanceTally::Add(const ProfiledLaunch& l) {
   s.runs.insert(l.run.id);
   s.models.insert(l.run.model);
   ++s.row.launches;
-  ++s.row.classes[std::string(BottleneckName(l.diagnosis.bottleneck))];
-  const auto& e = l.diagnosis.evidence;
-  Push(s.sm, e.sm_pct);
-  Push(s.dram, e.dram_pct);
-  Push(s.l1_hit, e.l1_hit_pct);
-  Push(s.l2_hit, e.l2_hit_pct);
-  Push(s.occupancy, e.achieved_occupancy_pct);
-  Push(s.theoretical, e.theoretical_occupancy_pct);
-  if (!e.top_stalls.empty()) ++s.row.top_stalls[e.top_stalls.front().reason];
+  ++s.row.classes[std::string(BottleneckName(l.bottleneck))];
+  const auto& f = l.launch.figures;
+  Push(s.sm, f.class_figures.sm_pct);
+  Push(s.dram, f.class_figures.dram_pct);
+  Push(s.l1_hit, f.l1_hit_pct);
+  Push(s.l2_hit, f.class_figures.l2_hit_pct);
+  Push(s.occupancy, f.achieved_occupancy_pct);
+  Push(s.theoretical, f.theoretical_occupancy_pct);
+  if (!f.top_stall.empty()) ++s.row.top_stalls[f.top_stall];
 }
 
 void PerformanceTally::Finish(Atlas& atlas) {

@@ -22,11 +22,6 @@ bool MatmulLike(const std::string& family) {
   return false;
 }
 
-std::optional<double> TensorPipePct(const NcuLaunch& l) {
-  if (auto v = l.Number("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active")) return v;
-  return l.Number("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed");
-}
-
 // A signal's description, before any launch is counted: not enough data.
 Signal Describe(std::string id, std::string title, std::vector<std::string> metrics, std::string rule,
                 std::string detail_name, std::string advice) {
@@ -65,7 +60,7 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
     ptr->library = std::string(LibraryName(l.identity.library));
   }
   auto& f = *ptr;
-  const auto& e = l.diagnosis.evidence;
+  const auto& e = l.launch.figures;
   const auto& c = config_.classify;
   auto count = [&](Kind k, bool match, double detail) {
     auto& t = f.kinds[k];
@@ -75,14 +70,15 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
     t.models.insert(l.run.model);
     t.detail.push_back(detail);
   };
-  if (e.dram_pct && e.l2_hit_pct) {
-    count(kMemoryL2, *e.dram_pct >= c.busy_pct && *e.l2_hit_pct < c.low_l2_hit_pct, *e.l2_hit_pct);
-  }
+  const auto& dram = e.class_figures.dram_pct;
+  const auto& l2_hit = e.class_figures.l2_hit_pct;
+  const auto& sm = e.class_figures.sm_pct;
+  if (dram && l2_hit) count(kMemoryL2, *dram >= c.busy_pct && *l2_hit < c.low_l2_hit_pct, *l2_hit);
   if (MatmulLike(l.identity.family)) {
-    const auto tensor = TensorPipePct(l.launch);
-    const RooflinePoint* point = l.roof_point;
-    if (tensor && (e.sm_pct || point != nullptr)) {
-      const bool compute_bound = (e.sm_pct && *e.sm_pct >= c.busy_pct) || (point != nullptr && !point->MemoryBound());
+    const auto& tensor = e.tensor_pipe_pct;
+    const auto& roof_memory_bound = e.roof_memory_bound;  // set where the launch has a roofline point
+    if (tensor && (sm || roof_memory_bound)) {
+      const bool compute_bound = (sm && *sm >= c.busy_pct) || (roof_memory_bound && !*roof_memory_bound);
       count(kMatmulTensor, compute_bound && *tensor < config_.atlas.low_tensor_pct, *tensor);
     }
   }
@@ -91,7 +87,7 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
           e.occupancy_limiter == "registers" && *e.theoretical_occupancy_pct < config_.atlas.register_occupancy_pct,
           *e.theoretical_occupancy_pct);
   }
-  if (e.waves) f.waves.push_back(*e.waves);
+  if (e.class_figures.waves) f.waves.push_back(*e.class_figures.waves);
 }
 
 void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
