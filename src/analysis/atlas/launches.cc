@@ -11,8 +11,10 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
   struct Name {
     KernelIdentity identity;
     std::string kernel;  // nsys's spelling where known
+    size_t index = 0, kernel_index = 0;
   };
-  std::unordered_map<int64_t, Name> names;  // by the string id of ncu's spelling, computed once
+  std::unordered_map<int64_t, Name> names;          // by the string id of ncu's spelling, computed once
+  std::unordered_map<std::string, size_t> kernels;  // Name::kernel_index by Name::kernel
   auto reader = StoredLaunchReader::Open(store);
   if (!reader.ok()) return reader.error();
   auto name_of = store.db().Prepare("SELECT value FROM string WHERE id = ?1");
@@ -29,13 +31,16 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
         const std::string ncu_name = name_of->Step() ? name_of->Text(0) : std::string();
         if (!name_of->status().ok() && failed.ok()) failed = name_of->status();
         auto nsys = nsys_names.find(KernelMatchKey(ncu_name));
-        it =
-            names.emplace(l.name_id, Name{IdentifyKernel(ncu_name), nsys != nsys_names.end() ? nsys->second : ncu_name})
-                .first;
+        Name added{IdentifyKernel(ncu_name), nsys != nsys_names.end() ? nsys->second : ncu_name, names.size()};
+        added.kernel_index = kernels.try_emplace(added.kernel, kernels.size()).first->second;
+        it = names.emplace(l.name_id, std::move(added)).first;
       }
       const auto& name = it->second;
       const std::string& key = atlas.grouping == Grouping::kKernel ? name.kernel : name.identity.family;
-      const ProfiledLaunch p{run, key, name.kernel, name.identity, l, Classify(l.figures.class_figures, thresholds)};
+      const ProfiledLaunch p{run,         key,
+                             name.kernel, name.identity,
+                             name.index,  name.kernel_index,
+                             l,           Classify(l.figures.class_figures, thresholds)};
       for (const auto& view : views) view(p);
     }));
     KSCOPE_RETURN_IF_ERROR(failed);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -34,8 +35,39 @@ struct ProfiledLaunch {
   const std::string& key;
   const std::string& kernel;  // nsys's spelling where known, else ncu's
   const KernelIdentity& identity;
+  size_t name_index;    // 0, 1, ... by ncu's spelling, in order of first launch: the views' row caches
+  size_t kernel_index;  // 0, 1, ... by `kernel`, the same way
   const StoredLaunch& launch;
   Bottleneck bottleneck;
+};
+
+// The distinct runs and models of a row's launches, which come in run order.
+struct RunsAndModels {
+  int64_t runs = 0;
+  std::set<std::string> models;
+  void Add(const AtlasRun& run) {
+    if (run.id == last_run_) return;
+    last_run_ = run.id;
+    ++runs;
+    models.insert(run.model);
+  }
+
+ private:
+  int64_t last_run_ = -1;
+};
+
+// A view's rows by the launches' name_index: a row is looked up by its key once per name.
+template <typename Row>
+class RowsByName {
+ public:
+  Row* Find(size_t name_index) const { return name_index < rows_.size() ? rows_[name_index] : nullptr; }
+  void Set(size_t name_index, Row* row) {
+    if (name_index >= rows_.size()) rows_.resize(name_index + 1, nullptr);
+    rows_[name_index] = row;
+  }
+
+ private:
+  std::vector<Row*> rows_;
 };
 
 // Reads each selected run's stored launch figures once (setting its profiled_launches) and
@@ -53,6 +85,7 @@ class PerformanceTally {
  private:
   struct Samples;
   std::map<std::string, std::shared_ptr<Samples>> samples_;
+  RowsByName<Samples> by_name_;
 };
 
 class CorrelatesTally {
@@ -65,6 +98,7 @@ class CorrelatesTally {
   struct Family;
   AtlasThresholds thresholds_;
   std::map<std::string, std::shared_ptr<Family>> families_;
+  RowsByName<Family> by_name_;
 };
 
 class SignalsTally {
@@ -78,6 +112,7 @@ class SignalsTally {
   struct Family;
   AtlasConfig config_;
   std::map<std::string, std::shared_ptr<Family>> families_;
+  RowsByName<Family> by_name_;
 };
 
 }  // namespace kscope::analysis::atlas

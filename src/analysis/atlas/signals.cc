@@ -37,7 +37,7 @@ Signal Describe(std::string id, std::string title, std::vector<std::string> metr
 
 struct Tally {
   int64_t launches = 0, matching = 0;
-  std::set<std::string> models;
+  RunsAndModels models;        // of the matching launches
   std::vector<double> detail;  // the pattern's figure over the matching launches
 };
 
@@ -54,12 +54,17 @@ struct SignalsTally::Family {
 };
 
 void SignalsTally::Add(const ProfiledLaunch& l) {
-  auto& ptr = families_[l.identity.family];
-  if (!ptr) {
-    ptr = std::make_shared<Family>();
-    ptr->library = std::string(LibraryName(l.identity.library));
+  Family* found = by_name_.Find(l.name_index);
+  if (found == nullptr) {
+    auto& ptr = families_[l.identity.family];
+    if (!ptr) {
+      ptr = std::make_shared<Family>();
+      ptr->library = std::string(LibraryName(l.identity.library));
+    }
+    found = ptr.get();
+    by_name_.Set(l.name_index, found);
   }
-  auto& f = *ptr;
+  auto& f = *found;
   const auto& e = l.launch.figures;
   const auto& c = config_.classify;
   auto count = [&](Kind k, bool match, double detail) {
@@ -67,7 +72,7 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
     ++t.launches;
     if (!match) return;
     ++t.matching;
-    t.models.insert(l.run.model);
+    t.models.Add(l.run);
     t.detail.push_back(detail);
   };
   const auto& dram = e.class_figures.dram_pct;
@@ -177,7 +182,7 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
       if (tally.matching == 0 || share < t.signal_share_pct) continue;
       auto n = nsys.find(family);
       flagged.push_back({family, ptr->library, tally.launches, tally.matching,
-                         std::vector<std::string>(tally.models.begin(), tally.models.end()),
+                         std::vector<std::string>(tally.models.models.begin(), tally.models.models.end()),
                          n != nsys.end() ? n->second.ns : 0, SpreadOf(tally.detail).median, std::nullopt});
     }
     finish(signals[k], std::move(flagged));

@@ -39,6 +39,16 @@ std::optional<std::string_view> NonEmpty(const std::string& s) {
   return s.empty() ? std::nullopt : std::optional<std::string_view>(s);
 }
 
+// The column's text, or "" for NULL, into a string the reader reuses row after row.
+void AssignText(const sql::Stmt& q, int col, std::string& out) {
+  const unsigned char* text = sqlite3_column_text(q.raw(), col);
+  if (text == nullptr) {
+    out.clear();
+  } else {
+    out.assign(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(q.raw(), col)));
+  }
+}
+
 std::optional<double> OptDouble(const sql::Stmt& q, int col) {
   return q.IsNull(col) ? std::nullopt : std::optional<double>(q.Double(col));
 }
@@ -103,13 +113,13 @@ Status StoredLaunchReader::ForEach(int64_t run_id, const std::function<void(cons
     c.l2_hit_pct = OptDouble(q_, 13);
     f.achieved_occupancy_pct = OptDouble(q_, 14);
     f.theoretical_occupancy_pct = OptDouble(q_, 15);
-    f.occupancy_limiter = q_.OptText(16).value_or("");
-    f.top_stall = q_.OptText(17).value_or("");
+    AssignText(q_, 16, f.occupancy_limiter);
+    AssignText(q_, 17, f.top_stall);
     c.waves = OptDouble(q_, 18);
     f.registers = OptDouble(q_, 19);
     f.shared_bytes = OptDouble(q_, 20);
     f.tensor_pipe_pct = OptDouble(q_, 21);
-    f.roof_precision = q_.OptText(22).value_or("");
+    AssignText(q_, 22, f.roof_precision);
     f.roof_pct = OptDouble(q_, 23);
     f.roof_memory_bound = q_.IsNull(24) ? std::nullopt : std::optional<bool>(q_.Int(24) != 0);
     fn(l);
