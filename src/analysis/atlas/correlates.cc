@@ -141,7 +141,7 @@ void CorrelatesTally::Add(const ProfiledLaunch& l) {
     f.config_models.emplace_back();
   }
   s.config = it->second;
-  f.config_models[s.config].Add(l.run);
+  f.config_models[s.config].Add(l);
   f.samples.push_back(s);
 }
 
@@ -181,7 +181,7 @@ void CorrelatesTally::Finish(Atlas& atlas) {
       auto& config = f.configs[c];
       config.launches = static_cast<int64_t>(per_config[c].size());
       config.figure = SpreadOf(per_config[c]).median;
-      config.models.assign(f.config_models[c].models.begin(), f.config_models[c].models.end());
+      config.models = f.config_models[c].ModelNames(atlas);
       if (row.launches >= thresholds_.outlier_min_launches &&
           config.figure < thresholds_.outlier_fraction * row.median) {
         row.outliers.push_back(config);

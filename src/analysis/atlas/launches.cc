@@ -1,5 +1,6 @@
 // The one pass over the selected runs' profiled launches that every ncu view of the atlas
 // shares: each launch's stored figures read, keyed, named and classified once.
+#include <algorithm>
 #include <unordered_map>
 
 #include "analysis/atlas/parts.h"
@@ -22,6 +23,8 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
   Status failed = Status::Ok();
   for (auto& run : atlas.runs) {
     int64_t launches = 0;
+    const auto model_index = static_cast<size_t>(std::lower_bound(atlas.models.begin(), atlas.models.end(), run.model) -
+                                                 atlas.models.begin());
     KSCOPE_RETURN_IF_ERROR(reader->ForEach(run.id, [&](const StoredLaunch& l) {
       ++launches;
       auto it = names.find(l.name_id);
@@ -37,10 +40,9 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
       }
       const auto& name = it->second;
       const std::string& key = atlas.grouping == Grouping::kKernel ? name.kernel : name.identity.family;
-      const ProfiledLaunch p{run,         key,
-                             name.kernel, name.identity,
-                             name.index,  name.kernel_index,
-                             l,           Classify(l.figures.class_figures, thresholds)};
+      const ProfiledLaunch p{run,           key,        name.kernel,
+                             name.identity, name.index, name.kernel_index,
+                             model_index,   l,          Classify(l.figures.class_figures, thresholds)};
       for (const auto& view : views) view(p);
     }));
     KSCOPE_RETURN_IF_ERROR(failed);

@@ -37,6 +37,7 @@ struct ProfiledLaunch {
   const KernelIdentity& identity;
   size_t name_index;    // 0, 1, ... by ncu's spelling, in order of first launch: the views' row caches
   size_t kernel_index;  // 0, 1, ... by `kernel`, the same way
+  size_t model_index;   // the run's model in Atlas::models (sorted)
   const StoredLaunch& launch;
   Bottleneck bottleneck;
 };
@@ -44,12 +45,17 @@ struct ProfiledLaunch {
 // The distinct runs and models of a row's launches, which come in run order.
 struct RunsAndModels {
   int64_t runs = 0;
-  std::set<std::string> models;
-  void Add(const AtlasRun& run) {
-    if (run.id == last_run_) return;
-    last_run_ = run.id;
+  std::set<size_t> models;  // ProfiledLaunch::model_index: in the order of the models' names
+  void Add(const ProfiledLaunch& l) {
+    if (l.run.id == last_run_) return;
+    last_run_ = l.run.id;
     ++runs;
-    models.insert(run.model);
+    models.insert(l.model_index);
+  }
+  [[nodiscard]] std::vector<std::string> ModelNames(const Atlas& atlas) const {
+    std::vector<std::string> names;
+    for (size_t m : models) names.push_back(atlas.models[m]);
+    return names;
   }
 
  private:

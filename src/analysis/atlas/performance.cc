@@ -59,7 +59,7 @@ void PerformanceTally::Add(const ProfiledLaunch& l) {
     by_name_.Set(l.name_index, found);
   }
   auto& s = *found;
-  s.runs.Add(l.run);
+  s.runs.Add(l);
   ++s.row.launches;
   ++s.classes[static_cast<size_t>(l.bottleneck)];
   const auto& f = l.launch.figures;

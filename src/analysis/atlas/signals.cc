@@ -72,7 +72,7 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
     ++t.launches;
     if (!match) return;
     ++t.matching;
-    t.models.Add(l.run);
+    t.models.Add(l);
     t.detail.push_back(detail);
   };
   const auto& dram = e.class_figures.dram_pct;
@@ -181,8 +181,7 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
       const double share = 100.0 * static_cast<double>(tally.matching) / static_cast<double>(tally.launches);
       if (tally.matching == 0 || share < t.signal_share_pct) continue;
       auto n = nsys.find(family);
-      flagged.push_back({family, ptr->library, tally.launches, tally.matching,
-                         std::vector<std::string>(tally.models.models.begin(), tally.models.models.end()),
+      flagged.push_back({family, ptr->library, tally.launches, tally.matching, tally.models.ModelNames(atlas),
                          n != nsys.end() ? n->second.ns : 0, SpreadOf(tally.detail).median, std::nullopt});
     }
     finish(signals[k], std::move(flagged));
