@@ -45,7 +45,7 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
                              model_index,   l,          Classify(l.figures.class_figures, thresholds)};
       for (const auto& view : views) view(p);
     }));
-    KSCOPE_RETURN_IF_ERROR(failed);
+    if (!failed.ok()) return failed.error();
     run.profiled_launches = launches;
   }
   return Status::Ok();
