@@ -1,7 +1,8 @@
 // A ProcessRunner that replays what real nsys, ncu and nvidia-smi printed and wrote on the
-// GPU machine (tests/data/capture/), so kscope profile's own code runs end to end without a
-// GPU: each program it starts gets its recorded output lines and exit status, and the files
-// it would have written (the nsys export, ncu's CSV pages) are put where the command asks.
+// GPU machine (tests/data/capture/, tests/data/zoo/), so kscope profile's own code runs end
+// to end without a GPU: each program it starts gets its recorded output lines and exit
+// status, and the files it would have written (the nsys export, ncu's report, ncu's CSV
+// pages) are put where the command asks.
 #pragma once
 
 #include <zstd.h>
@@ -27,7 +28,7 @@ struct Replay {
   int signal = 0;
   bool interrupted = false;  // as if kscope was interrupted while it ran
   bool timed_out = false;
-  bool writes_report = true;  // nsys/ncu profile: the report file appears
+  bool writes_report = true;  // nsys/ncu profile: the report file appears (`produce`, else a placeholder)
   std::string produce;        // recorded file (.zst: decompressed) written where argv says
 };
 
@@ -70,7 +71,8 @@ class RecordedRunner : public capture::ProcessRunner {
   std::vector<std::pair<std::string, std::vector<std::string>>> calls;  // kind, argv
 
   // Replies of a whole recorded quick-mode profile: the files of tests/data/capture/NAME/
-  // (`dir` ends with '/'), every program succeeding.
+  // (`dir` ends with '/'), every program succeeding. Its ncu report was not kept, only the
+  // pages ncu exported of it: a profile replaying it reads them (ncu.import=export).
   void ReplayRecordedProfile(const std::string& dir) {
     replies["nsys --version"] = Prints(dir + "nsys_version.log");
     replies["ncu --version"] = Prints(dir + "ncu_version.log");
@@ -131,10 +133,13 @@ class RecordedRunner : public capture::ProcessRunner {
       return "";
     };
     if (kind == "nsys profile" && r.writes_report) std::ofstream(value_after("-o") + ".nsys-rep") << "recorded";
-    if (kind == "ncu profile" && r.writes_report) std::ofstream(value_after("-o") + ".ncu-rep") << "recorded";
+    const bool ncu_report = kind == "ncu profile" && r.writes_report;
+    if (ncu_report && r.produce.empty()) std::ofstream(value_after("-o") + ".ncu-rep") << "recorded";
     if (!r.produce.empty()) {
       const std::string data = r.produce.ends_with(".zst") ? Unzstd(r.produce) : ReadFile(r.produce);
-      const std::string to = kind == "nsys export" ? value_after("-o") : spec.stdout_path;
+      const std::string to = kind == "nsys export" ? value_after("-o")
+                             : ncu_report          ? value_after("-o") + ".ncu-rep"
+                                                   : spec.stdout_path;
       std::ofstream(to, std::ios::binary) << data;
     }
     capture::ProcessOutcome o;

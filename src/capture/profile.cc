@@ -16,6 +16,7 @@
 #include "capture/run_dir.h"
 #include "capture/tool_output.h"
 #include "import/import_files.h"
+#include "import/ncu/rep_reader.h"
 #include "util/closest.h"
 #include "util/utc_now.h"
 
@@ -62,6 +63,15 @@ std::vector<std::string> WithRunDir(const std::vector<std::string>& argv, const 
   return out;
 }
 
+// How the deep pass's reports become numbers: the native reader (its own version, and the
+// report format it reads) or the pages the installed ncu exports.
+json NcuImportJson(const config::NcuConfig& c) {
+  if (c.import == "export") return {{"by", "ncu's raw and details pages (ncu --import REPORT --page PAGE --csv)"}};
+  return {{"by", "kscope's .ncu-rep reader"},
+          {"reader_version", import::ncu::kRepReaderVersion},
+          {"report_format_version", import::ncu::kRepVersionRead}};
+}
+
 Error LogHint(Error e, const std::string& log) {
   e.fix += (e.fix.empty() ? "" : "; ") + std::string("its output: ") + log;
   return e;
@@ -90,7 +100,7 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
          << "\n";
     return Status::Ok();
   }
-  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu));
+  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu), c.stages.warmup);
   if (!sel.ok()) return sel.error();
   out_ << FormatSelection(*sel);
   const auto metrics = NcuMetrics(c.ncu);
@@ -150,7 +160,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   // that is not there) is found before a run is made for it; step 2 uses it.
   std::optional<Selection> early;
   if (req.discovery_run != 0) {
-    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu));
+    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup);
     if (!sel.ok()) return sel.error();
     early = std::move(sel).value();
   }
@@ -216,7 +226,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                                   {"flops", cfg.ncu.flops},
                                   {"replay", cfg.ncu.replay},
                                   {"clock_control", cfg.ncu.clock_control},
-                                  {"cache_control", cfg.ncu.cache_control}};
+                                  {"cache_control", cfg.ncu.cache_control},
+                                  {"import", NcuImportJson(cfg.ncu)}};
   KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
   out_ << fmt::format("kscope profile: run {} in {}\n", cap.run_id, cap.dir.root.string());
   if (auto old = ApplyRetention(cfg.profile.runs_dir, cfg.profile.keep_runs, cfg.profile.old_runs); old.ok()) {
@@ -343,8 +354,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   }
 
   // 2. Selection, and what the installed ncu offers of the metrics it will be asked for.
-  Result<Selection> sel = early ? Result<Selection>(std::move(*early))
-                                : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu));
+  Result<Selection> sel =
+      early ? Result<Selection>(std::move(*early))
+            : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup);
   if (!sel.ok()) return finish(sel.error());
   if (!metric_note.empty()) sel->notes.push_back(metric_note);
   cap.manifest["ncu_settings"]["metrics"] = metrics;
@@ -357,14 +369,16 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   out_ << "[2/3] " << FormatSelection(*sel);
   KSCOPE_RETURN_IF_ERROR(WriteManifest(cap.dir, cap.manifest));
 
-  // 3. The deep pass: one ncu run per pass, its pages exported and imported, each profiled
-  // launch linked to its kernel in the discovery run.
+  // 3. The deep pass: one ncu run per pass, its report imported, each profiled launch linked
+  // to its kernel in the discovery run.
+  const bool export_pages = cfg.ncu.import == "export";
   int64_t launches_total = 0;
   for (const auto& p : sel->passes) launches_total += static_cast<int64_t>(p.profiled_rows.size());
   Progress ncu_progress(out_, tty_, "[3/3] ncu");
   ncu_progress.Start(
       fmt::format("{} launches in {} run{}", launches_total, sel->passes.size(), sel->passes.size() == 1 ? "" : "s"));
   int64_t done_before = 0;
+  int64_t launches_read = 0;  // from the reports: what ncu's output counted, unless it printed none
   for (size_t p = 0; p < sel->passes.size(); ++p) {
     if (Interrupted()) return finish(interrupted(fmt::format("the deep pass, before ncu run {}", p + 1)));
     const NcuPass& pass = sel->passes[p];
@@ -428,29 +442,45 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
               : "ncu failed (" + run->Describe() + ")" + (ncu_out.errors.empty() ? "" : ": " + ncu_out.errors.front());
       stop = LogHint(Error{"ncu", why, "the launches profiled before it are in the run"}, spec.log_path);
     }
-    if (fs::exists(report, ec) && ncu_out.profiled > 0) {
-      // The report's pages as CSV, kept in the run directory, then imported.
-      std::vector<std::string> pages;
-      for (const std::string page : {"raw", "details"}) {
-        ProcessSpec ex;
-        ex.argv = NcuExportArgv(tools_.ncu, report, page);
-        ex.stdout_path = fmt::format("{}_{}.csv", base, page);
-        ex.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}_{}_export.log", p + 1, page)).string();
-        const size_t ex_step = cap.Step(fmt::format("ncu export pass {} {}", p + 1, page), ex.argv, ex.log_path);
-        auto exported = runner_.Run(ex);
-        if (!exported.ok()) return finish(exported.error());
-        cap.Record(ex_step, *exported);
-        if (exported->interrupted) return finish(interrupted("the export of ncu's " + page + " page"));
-        if (!exported->ok()) {
-          return finish(
-              LogHint(Error{report, "ncu could not export its " + page + " page", "the report is kept"}, ex.log_path));
+    // The report's launches into the run: read natively, or (ncu.import=export) through the
+    // pages the installed ncu exports, kept in the run directory. A report of a run that
+    // failed is read only when ncu says it profiled launches.
+    if (fs::exists(report, ec) && (ncu_out.profiled > 0 || !stop)) {
+      std::vector<std::string> files{report};
+      if (export_pages) {
+        files.clear();
+        for (const std::string page : {"raw", "details"}) {
+          ProcessSpec ex;
+          ex.argv = NcuExportArgv(tools_.ncu, report, page);
+          ex.stdout_path = fmt::format("{}_{}.csv", base, page);
+          ex.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}_{}_export.log", p + 1, page)).string();
+          const size_t ex_step = cap.Step(fmt::format("ncu export pass {} {}", p + 1, page), ex.argv, ex.log_path);
+          auto exported = runner_.Run(ex);
+          if (!exported.ok()) return finish(exported.error());
+          cap.Record(ex_step, *exported);
+          if (exported->interrupted) return finish(interrupted("the export of ncu's " + page + " page"));
+          if (!exported->ok()) {
+            return finish(LogHint(Error{report, "ncu could not export its " + page + " page", "the report is kept"},
+                                  ex.log_path));
+          }
+          files.push_back(ex.stdout_path);
         }
-        pages.push_back(ex.stdout_path);
       }
       import::ImportOptions opts;
       opts.into_run = cap.run_id;
-      auto imported = import::ImportFiles(store_, pages, opts);
-      if (!imported.ok()) return finish(imported.error());
+      auto imported = import::ImportFiles(store_, files, opts);
+      if (!imported.ok()) {
+        Error e = imported.error();
+        if (!export_pages && import::ncu::IsUnreadVersion(e)) {
+          e.fix = fmt::format(
+              "profile with ncu.import=export (the installed ncu exports the report's pages), or add the kept "
+              "report to this run: kscope import --via-ncu --run {} {}",
+              cap.run_id, report);
+        }
+        return finish(e);
+      }
+      cap.At(step)["launches_read"] = imported->front().rows_read;
+      launches_read += imported->front().rows_read;
       auto linked = LinkPlannedLaunches(store_, cap.run_id, imported->front().source_id, discovery, pass);
       if (!linked.ok()) return finish(linked.error());
       cap.At(step)["linked"] = linked->linked;
@@ -473,7 +503,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     }
     if (stop) return finish(stop);
   }
-  ncu_progress.Done(fmt::format("{} launches profiled", done_before));
+  ncu_progress.Done(fmt::format("{} launches profiled", launches_read > 0 ? launches_read : done_before));
   return finish(std::nullopt);
 }
 

@@ -1,9 +1,10 @@
 // kscope profile: from a workload to deep metrics of its hot kernels, in one run of the
 // store. Discovery (nsys profile, SQLite export, import), selection of the top kernels and
-// their launches, the deep pass (as few ncu runs as the launch order allows), their import
-// and the link of each profiled launch to its kernel in the timeline; a run directory
-// runs/<run-id>/{nsys,ncu,logs}/ with manifest.json. Every program runs through a
-// ProcessRunner, so tests replay recorded nsys/ncu outputs through this same code.
+// their launches, the deep pass (as few ncu runs as the launch order allows), its reports
+// read natively (with ncu.import=export: the pages ncu exports of them) and the link of each
+// profiled launch to its kernel in the timeline; a run directory runs/<run-id>/{nsys,ncu,logs}/
+// with manifest.json. Every program runs through a ProcessRunner, so tests replay recorded
+// nsys/ncu outputs (the export, the report) through this same code.
 #pragma once
 
 #include <cstdint>

@@ -178,7 +178,8 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     if (!pass.files.empty()) passes.push_back(std::move(pass));
   }
   if (files.empty()) {
-    return Error{dir.string(), "the run directory holds no nsys export and no ncu page (the profile stopped early?)",
+    return Error{dir.string(),
+                 "the run directory holds no nsys export and no ncu report or page (the profile stopped early?)",
                  "see its manifest.json and logs/; profile the workload again"};
   }
   int64_t discovery = 0;

@@ -1,7 +1,9 @@
 // Importing run directories that kscope profile wrote elsewhere (a GPU machine, a cluster's
 // nodes, a sweep) into this store, each as one run that equals the run as profiled: its nsys
-// export and ncu pages, each profiled launch linked to the kernel its plan named, its label,
-// tags and capture manifest. Directories that retention compressed (FILE.zst) are read too.
+// export and each ncu pass (its exported pages where the directory has them: made before
+// kscope profile read reports itself, or with ncu.import=export; else its report, read
+// natively), each profiled launch linked to the kernel its plan named, its label, tags and
+// capture manifest. Directories that retention compressed (FILE.zst) are read too.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,7 @@ struct RunDirOutcome {
   std::string dir;
   int64_t run_id = 0;        // its run in this store
   int64_t profiled_run = 0;  // its run id where it was profiled (the directory's name)
-  int64_t files = 0;         // nsys exports and ncu pages imported
+  int64_t files = 0;         // nsys exports, ncu pages and reports imported
   int64_t rows = 0;          // rows read from them
   int64_t linked = 0;        // profiled launches linked to their planned kernel
   std::string status;        // the run's status as profiled (complete, incomplete)

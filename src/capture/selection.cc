@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "analysis/names/kernel_names.h"
+#include "analysis/stages/stages.h"
 #include "analysis/timeline/launch_links.h"
 #include "analysis/timeline/nsys_events.h"
 #include "analysis/timeline/nsys_facts.h"
@@ -174,8 +175,36 @@ std::string UnionFilter(const std::vector<std::string>& names) {
   return names.size() == 1 ? "regex:^" + alt + "$" : "regex:^(" + alt + ")$";
 }
 
+namespace {
+
+// Per kernel stream row: 1 when it was launched (by any thread of the process) inside one of
+// the first `warmup` instances of a top-level stage that has more instances than that, as
+// the stage figures count warm-up; `names` gets those stages' names.
+Result<std::vector<char>> WarmupRows(store::Store& store, int64_t run_id, const analysis::NsysEvents& e, int64_t warmup,
+                                     std::vector<std::string>& names) {
+  std::vector<char> warm(e.kernels.start.size(), 0);
+  if (warmup <= 0) return warm;
+  auto stages = analysis::ComputeStages(store, run_id, &e);
+  if (!stages.ok()) return stages.error();
+  for (const auto& st : *stages) {
+    if (st.depth != 0 || st.torch_op || st.library || static_cast<int64_t>(st.instance_list.size()) <= warmup) {
+      continue;
+    }
+    bool any = false;
+    for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
+      if (st.kernel_instance[i] >= warmup) continue;
+      warm[static_cast<size_t>(st.kernel_rows[i])] = 1;
+      any = true;
+    }
+    if (any) names.push_back(analysis::DisplayName(st));
+  }
+  return warm;
+}
+
+}  // namespace
+
 Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
-                                int64_t passes_per_launch) {
+                                int64_t passes_per_launch, int64_t warmup_instances) {
   auto events = analysis::LoadNsysEvents(store, run_id);
   if (!events.ok()) return events.error();
   const analysis::NsysEvents& e = *events;
@@ -247,19 +276,44 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     if (!in_stage.empty() && in_stage[r]) in_scope[link.op] = 1;
     if (excluded[r]) out_of_scope[link.op] = 1;
   }
-  std::vector<int64_t> rows;
-  for (size_t i = 0; i < n; ++i) {
-    if (in_scope[i] && !out_of_scope[i]) rows.push_back(static_cast<int64_t>(i));
+  // The top kernels are ranked on the steady state: what the warm-up instances of repeated
+  // top-level stages launched (torch.compile's compilation and autotuning, cuBLAS and cuDNN
+  // heuristics, allocator growth) is left out of the ranking, though ncu's launch counts still
+  // run over it. A named kernel is looked for everywhere.
+  std::vector<char> warm(n, 0);
+  if (cfg.kernel.empty()) {
+    auto w = WarmupRows(store, run_id, e, warmup_instances, sel.warmup_stages);
+    if (!w.ok()) return w.error();
+    warm = std::move(w).value();
   }
+  std::vector<int64_t> scope_rows, rows;  // in scope; and of those, the steady ones
+  for (size_t i = 0; i < n; ++i) {
+    if (!in_scope[i] || out_of_scope[i]) continue;
+    scope_rows.push_back(static_cast<int64_t>(i));
+    if (warm[i] != 0) {
+      ++sel.warmup_kernels;
+      sel.warmup_ns += k.end[i] - k.start[i];
+    } else {
+      rows.push_back(static_cast<int64_t>(i));
+    }
+  }
+  if (rows.empty()) {  // nothing but warm-up: rank on it all
+    rows = scope_rows;
+    sel.warmup_kernels = sel.warmup_ns = 0;
+    sel.warmup_stages.clear();
+  }
+  sel.warmup_instances = sel.warmup_stages.empty() ? 0 : warmup_instances;
   if (rows.empty()) {
     return Error{"selection.stage",
                  cfg.stage.empty() ? "every GPU kernel was launched inside the ranges selection.exclude leaves out"
                                    : fmt::format("no GPU kernel was launched inside the NVTX range '{}'", cfg.stage),
                  "choose a range that launches GPU work, or leave selection.stage empty"};
   }
-  std::stable_sort(rows.begin(), rows.end(), [&](int64_t x, int64_t y) {
+  auto by_launch = [&](int64_t x, int64_t y) {
     return order_time[static_cast<size_t>(x)] < order_time[static_cast<size_t>(y)];
-  });
+  };
+  std::stable_sort(rows.begin(), rows.end(), by_launch);
+  std::stable_sort(scope_rows.begin(), scope_rows.end(), by_launch);
 
   // Kernels by identity (the mangled name; the demangled one when the export lacks it).
   auto identity = [&](int64_t row) {
@@ -301,11 +355,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   if (!cfg.stage.empty() && sel.nvtx_include.empty() && sel.nvtx_exclude.empty()) {
     counted.resize(n);
     std::iota(counted.begin(), counted.end(), int64_t{0});
-    std::stable_sort(counted.begin(), counted.end(), [&](int64_t x, int64_t y) {
-      return order_time[static_cast<size_t>(x)] < order_time[static_cast<size_t>(y)];
-    });
+    std::stable_sort(counted.begin(), counted.end(), by_launch);
   } else {
-    counted = rows;
+    counted = scope_rows;
   }
   auto dims =
       store::ReadColumns(store.db(), run_id, store::kKernelStream,
@@ -327,6 +379,14 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   for (int64_t row : counted) {
     if (by_id.count(identity(row)) != 0) config_rows[config_of(row)].push_back(row);
   }
+  // A group that only the warm-up launched (an autotuner's candidate) gets no picks: it may
+  // not come again under ncu, and the steady state does not run it.
+  std::set<Config> warmup_only;
+  for (int64_t row : scope_rows) {
+    if (warm[static_cast<size_t>(row)] != 0) warmup_only.insert(config_of(row));
+  }
+  for (int64_t row : rows) warmup_only.erase(config_of(row));
+  for (const auto& c : warmup_only) config_rows.erase(c);
   // Per kernel: the time of its groups that get picks, and how many picks they get.
   std::unordered_map<int64_t, int64_t> pick_count;  // identity -> launches ncu will profile
   for (const auto& [c, crows] : config_rows) {

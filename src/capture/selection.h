@@ -53,12 +53,18 @@ struct Selection {
   double pass_s = 0;                              // selection.pass_s
   std::string limited_by;                         // what ended the selection: coverage, budget, top, kernels
   std::string nvtx_include;                       // ncu --nvtx-include value ("" : ungated)
-  int64_t scope_kernels = 0;                      // kernel launches in scope
+  int64_t scope_kernels = 0;                      // kernel launches in scope, warm-up left out
   int64_t scope_ns = 0;                           // their GPU time
   double covered_pct = 0;                         // share of scope_ns the selected kernels hold
   double deep_pct = 0;                            // share of scope_ns in launch configurations that get deep metrics
   int64_t warmup = 0;                             // ncu --launch-skip (per launch configuration, or per kernel)
   int64_t launches = 0;                           // ncu --launch-count (likewise)
+  // Left out of the ranking (not of ncu's counts) as warm-up: what the first
+  // `warmup_instances` instances of these top-level stages launched.
+  int64_t warmup_instances = 0;
+  std::vector<std::string> warmup_stages;
+  int64_t warmup_kernels = 0;  // kernel launches
+  int64_t warmup_ns = 0;       // their GPU time
   std::vector<SelectedKernel> kernels;
   std::vector<NcuPass> passes;
   std::vector<std::string> notes;  // what the user should know (e.g. why ncu is not NVTX-gated)
@@ -66,8 +72,10 @@ struct Selection {
 
 // `passes_per_launch`: ncu's replay passes per launch for the sections and metrics asked for
 // (EstimatedPasses in capture/commands.h); with the budget it bounds how much is selected.
+// `warmup_instances`: instances of each repeated top-level stage whose launches are left out
+// of the ranking (config stages.warmup, as the stage figures leave them out).
 Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
-                                int64_t passes_per_launch);
+                                int64_t passes_per_launch, int64_t warmup_instances);
 
 // What was selected, for the screen (a few lines and a table) and for manifest.json.
 std::string FormatSelection(const Selection& sel);

@@ -8,6 +8,7 @@ namespace kscope::capture {
 std::string FormatSelection(const Selection& sel) {
   std::string scope = sel.stage.empty() ? "the whole run" : "NVTX range '" + sel.stage + "'";
   for (const auto& x : sel.nvtx_exclude) scope += " outside '" + x + "'";
+  if (sel.warmup_kernels > 0) scope += " after its warm-up";
   int64_t launches = 0;
   for (const auto& p : sel.passes) launches += static_cast<int64_t>(p.profiled_rows.size());
   if (!sel.target.empty()) {
@@ -35,6 +36,14 @@ std::string FormatSelection(const Selection& sel) {
       sel.kernels.size(), sel.kernels.size() == 1 ? "" : "s", sel.covered_pct, scope, sel.scope_kernels,
       static_cast<double>(sel.scope_ns) / 1e6, sel.warmup, sel.deep_pct, sel.passes.size(),
       sel.passes.size() == 1 ? "" : "s", launches, sel.launches, sel.warmup);
+  if (sel.warmup_kernels > 0) {
+    std::string stages;
+    for (const auto& st : sel.warmup_stages) stages += (stages.empty() ? "'" : ", '") + st + "'";
+    out += fmt::format(
+        "  ranked on the steady state: the {} of {} (stages.warmup) left out as warm-up, {} launches, {:.3f} ms\n",
+        sel.warmup_instances == 1 ? "first instance" : fmt::format("first {} instances", sel.warmup_instances), stages,
+        sel.warmup_kernels, static_cast<double>(sel.warmup_ns) / 1e6);
+  }
   if (sel.passes_per_launch > 0) {
     out += fmt::format(
         "  estimated ncu time {:.0f} s: the workload's own run ({:.0f} s) and {} launches x {} passes x {:g} s{}\n",
@@ -68,6 +77,10 @@ nlohmann::json SelectionJson(const Selection& sel) {
                    {"estimated_s", sel.estimated_s},
                    {"budget_s", sel.budget_s},
                    {"limited_by", sel.limited_by},
+                   {"warmup_instances", sel.warmup_instances},
+                   {"warmup_stages", sel.warmup_stages},
+                   {"warmup_kernels", sel.warmup_kernels},
+                   {"warmup_ns", sel.warmup_ns},
                    {"kernels", nlohmann::json::array()},
                    {"passes", nlohmann::json::array()},
                    {"notes", sel.notes}};

@@ -164,6 +164,11 @@ const std::vector<Key>& Keys() {
        "collect the FLOP counters (FP64/FP32/FP16 instructions, tensor paths) with any mode: MFU and rooflines",
        {"on", "off"},
        +[](Config& c) -> Ref { return &c.ncu.flops; }},
+      {"ncu.import",
+       "how each deep pass's report is read: by kscope itself, or (export) from the raw and details pages the "
+       "installed ncu exports as CSV, for a report format kscope does not read",
+       {"native", "export"},
+       +[](Config& c) -> Ref { return &c.ncu.import; }},
       {"ncu.extra_args",
        "more ncu arguments, passed as they are",
        {},

@@ -63,6 +63,7 @@ struct NcuConfig {
   std::string target_processes = "all";
   std::vector<std::string> sections;  // more sections on top of the mode's
   std::string flops = "on";           // on: collect the FLOP counters (MFU, roofline) with any mode
+  std::string import = "native";      // native: kscope reads each report | export: ncu exports its pages
   std::vector<std::string> extra_args;
 };
 

@@ -13,10 +13,6 @@ using analysis::atlas::RunDiff;
 Decimal Num(double v, int decimals) { return {v, fmt::format("{:.{}f}", v, decimals)}; }
 Decimal Ms(int64_t ns) { return Num(static_cast<double>(ns) / 1e6, 3); }
 
-std::string ChangeName(Change c) {
-  return c == Change::kAppeared ? "appeared" : c == Change::kVanished ? "vanished" : "changed";
-}
-
 // "12.35 [11.90-14.02]": a kernel's median launch duration and its range, us.
 Cell SpreadCell(const std::optional<analysis::atlas::LaunchSpread>& s) {
   if (!s) return {};
@@ -41,7 +37,7 @@ Table RowsTable(const std::string& title, const std::string& key, const std::vec
   for (const auto& r : rows) {
     std::vector<Cell> row{r.key};
     if (kernels) row.emplace_back(r.family);
-    row.insert(row.end(), {r.library, ChangeName(r.change), r.launches_a, r.launches_b, Ms(r.ns_a), Ms(r.ns_b),
+    row.insert(row.end(), {r.library, DiffChangeName(r.change), r.launches_a, r.launches_b, Ms(r.ns_a), Ms(r.ns_b),
                            Ms(r.ns_b - r.ns_a), r.change == Change::kChanged ? Cell(Num(r.GpuTimePct(), 1)) : Cell()});
     if (kernels) row.insert(row.end(), {SpreadCell(r.spread_a), SpreadCell(r.spread_b)});
     t.rows.push_back(std::move(row));
@@ -73,30 +69,9 @@ Table StagesTable(const RunDiff& d) {
       return f ? Cell(Num(f->median_gpu_ns / 1e6, 3)) : Cell();
     };
     auto mfu = [](const std::optional<analysis::atlas::StageFacts>& f) { return f ? OptNum(f->mfu_pct, 2) : Cell(); };
-    t.rows.push_back({r.stage, ChangeName(r.change), Instances(r.a), Instances(r.b), median(r.a), median(r.b),
+    t.rows.push_back({r.stage, DiffChangeName(r.change), Instances(r.a), Instances(r.b), median(r.a), median(r.b),
                       r.change == Change::kChanged ? Cell(Num(r.GpuTimePct(), 1)) : Cell(), mfu(r.a), mfu(r.b),
                       OptNum(r.MfuDeltaPts(), 2)});
-  }
-  return t;
-}
-
-std::string MixText(const analysis::atlas::ClassMix& m) {
-  const std::string main = m.Main();
-  return fmt::format("{} ({} of {})", main, m.launches.at(main), m.Total());
-}
-
-Table ClassesTable(const std::string& title, const std::string& key,
-                   const std::vector<analysis::atlas::ClassChangeRow>& rows, bool family) {
-  Table t;
-  t.title = title;
-  t.columns = {key};
-  if (family) t.columns.emplace_back("Family");
-  for (const char* c : {"Library", "Class A (launches)", "Class B (launches)"}) t.columns.emplace_back(c);
-  for (const auto& r : rows) {
-    std::vector<Cell> row{r.key};
-    if (family) row.emplace_back(r.family);
-    row.insert(row.end(), {r.library, MixText(r.a), MixText(r.b)});
-    t.rows.push_back(std::move(row));
   }
   return t;
 }
@@ -110,25 +85,12 @@ nlohmann::json StageJson(const std::optional<analysis::atlas::StageFacts>& f) {
           {"mfu_source", f->mfu_source}};
 }
 
-nlohmann::json ClassesJson(const std::vector<analysis::atlas::ClassChangeRow>& rows, bool kernel) {
-  auto out = nlohmann::json::array();
-  for (const auto& r : rows) {
-    nlohmann::json j{{"family", r.family},
-                     {"library", r.library},
-                     {"a", {{"class", r.a.Main()}, {"classes", r.a.launches}}},
-                     {"b", {{"class", r.b.Main()}, {"classes", r.b.launches}}}};
-    if (kernel) j["kernel"] = r.key;
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
 nlohmann::json RowsJson(const std::vector<DiffRow>& rows, bool kernel) {
   auto out = nlohmann::json::array();
   for (const auto& r : rows) {
     nlohmann::json j{{"family", r.family},
                      {"library", r.library},
-                     {"change", ChangeName(r.change)},
+                     {"change", DiffChangeName(r.change)},
                      {"launches", {{"a", r.launches_a}, {"b", r.launches_b}}},
                      {"gpu_time_ns", {{"a", r.ns_a}, {"b", r.ns_b}}}};
     if (kernel) {
@@ -143,6 +105,48 @@ nlohmann::json RowsJson(const std::vector<DiffRow>& rows, bool kernel) {
 
 }  // namespace
 
+std::string DiffChangeName(Change c) {
+  return c == Change::kAppeared ? "appeared" : c == Change::kVanished ? "vanished" : "changed";
+}
+
+namespace {
+
+std::string MixText(const analysis::atlas::ClassMix& m) {
+  const std::string main = m.Main();
+  return fmt::format("{} ({} of {})", main, m.launches.at(main), m.Total());
+}
+
+}  // namespace
+
+Table DiffClassesTable(const std::string& title, const std::string& key,
+                       const std::vector<analysis::atlas::ClassChangeRow>& rows, bool family) {
+  Table t;
+  t.title = title;
+  t.columns = {key};
+  if (family) t.columns.emplace_back("Family");
+  for (const char* c : {"Library", "Class A (launches)", "Class B (launches)"}) t.columns.emplace_back(c);
+  for (const auto& r : rows) {
+    std::vector<Cell> row{r.key};
+    if (family) row.emplace_back(r.family);
+    row.insert(row.end(), {r.library, MixText(r.a), MixText(r.b)});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+nlohmann::json DiffClassesJson(const std::vector<analysis::atlas::ClassChangeRow>& rows, bool kernel) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json j{{"family", r.family},
+                     {"library", r.library},
+                     {"a", {{"class", r.a.Main()}, {"classes", r.a.launches}}},
+                     {"b", {{"class", r.b.Main()}, {"classes", r.b.launches}}}};
+    if (kernel) j["kernel"] = r.key;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 std::vector<Table> DiffTables(const RunDiff& d) {
   Table whole;
   whole.title = fmt::format("Run {} (A) against run {} (B), nsys kernels", d.a, d.b);
@@ -155,8 +159,8 @@ std::vector<Table> DiffTables(const RunDiff& d) {
           RowsTable("Families that changed", "Family", d.families, false),
           RowsTable("Kernels that changed", "Kernel", d.kernels, true),
           StagesTable(d),
-          ClassesTable("Families whose bottleneck class changed (ncu)", "Family", d.family_classes, false),
-          ClassesTable("Kernels whose bottleneck class changed (ncu)", "Kernel", d.kernel_classes, true)};
+          DiffClassesTable("Families whose bottleneck class changed (ncu)", "Family", d.family_classes, false),
+          DiffClassesTable("Kernels whose bottleneck class changed (ncu)", "Kernel", d.kernel_classes, true)};
 }
 
 std::vector<std::string> DiffWarnings(const RunDiff& d) {
@@ -184,14 +188,14 @@ nlohmann::json DiffJson(const RunDiff& d) {
   out["stages"] = json::array();
   for (const auto& r : d.stages) {
     out["stages"].push_back({{"stage", r.stage},
-                             {"change", ChangeName(r.change)},
+                             {"change", DiffChangeName(r.change)},
                              {"a", StageJson(r.a)},
                              {"b", StageJson(r.b)},
                              {"gpu_time_pct", r.change == Change::kChanged ? json(r.GpuTimePct()) : json()},
                              {"mfu_delta_pts", r.MfuDeltaPts() ? json(*r.MfuDeltaPts()) : json()}});
   }
-  out["family_classes"] = ClassesJson(d.family_classes, false);
-  out["kernel_classes"] = ClassesJson(d.kernel_classes, true);
+  out["family_classes"] = DiffClassesJson(d.family_classes, false);
+  out["kernel_classes"] = DiffClassesJson(d.kernel_classes, true);
   return out;
 }
 

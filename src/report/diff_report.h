@@ -22,4 +22,12 @@ std::vector<std::string> DiffWarnings(const analysis::atlas::RunDiff& diff);
 // The whole diff; docs/atlas.md describes its fields.
 nlohmann::json DiffJson(const analysis::atlas::RunDiff& diff);
 
+// Parts shared with the diff of two selections (diff_selections_report.h): "changed",
+// "appeared" or "vanished"; the families (`family`: rows are kernels, with their family) whose
+// main class changed, as a table and as JSON.
+std::string DiffChangeName(analysis::atlas::Change c);
+Table DiffClassesTable(const std::string& title, const std::string& key,
+                       const std::vector<analysis::atlas::ClassChangeRow>& rows, bool family);
+nlohmann::json DiffClassesJson(const std::vector<analysis::atlas::ClassChangeRow>& rows, bool kernel);
+
 }  // namespace kscope::report

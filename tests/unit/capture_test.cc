@@ -271,7 +271,7 @@ TEST_F(SelectionTest, DecodeStageAgreesWithSqlOnTheExport) {
   cfg.top = 20;
   cfg.warmup = 2;
   cfg.launches = 3;
-  auto sel = capture::SelectKernels(*store_, run_, cfg, 0);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 0, 1);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
   EXPECT_EQ(sel->nvtx_include, "decode/");  // a push/pop range: ncu needs the trailing '/'
   auto db = sql::Db::Open(testing::NsysData("llama.sqlite"), sql::OpenMode::kReadOnly);
@@ -329,7 +329,7 @@ TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
   cfg.launches = 1;
   cfg.warmup = 2;
   cfg.max_pass_launches = 4;  // forces several ncu runs
-  auto sel = capture::SelectKernels(*store_, run_, cfg, 0);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 0, 1);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
   EXPECT_EQ(sel->nvtx_include, "");
   EXPECT_EQ(sel->scope_kernels, 3778);
@@ -384,13 +384,13 @@ TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
 TEST_F(SelectionTest, StageMistakesAreExplained) {
   config::SelectionConfig cfg;
   cfg.stage = "decod";
-  auto sel = capture::SelectKernels(*store_, run_, cfg, 0);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 0, 1);
   ASSERT_FALSE(sel.ok());
   EXPECT_EQ(sel.error().Line(),
             "kscope: error: selection.stage: no NVTX range 'decod' in the discovery run; ranges seen: 'decode', "
             "'prefill' (a range in a named domain is written domain@range)");
   cfg.stage = "torch@decode";  // a domain that the run does not have
-  EXPECT_FALSE(capture::SelectKernels(*store_, run_, cfg, 0).ok());
+  EXPECT_FALSE(capture::SelectKernels(*store_, run_, cfg, 0, 1).ok());
 }
 
 TEST(Commands, RegexEscapingAndQuoting) {

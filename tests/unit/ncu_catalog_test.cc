@@ -69,7 +69,8 @@ TEST(NcuCatalog, ProfileAsksOncePerVersionAndAddsTheFlopCounters) {
   capture::ProfileRequest req;
   req.workload = {"python3", "llama_workload.py", "4", "2", "128", "16"};
   req.config = *config::LoadConfig(
-      "", {"profile.runs_dir=" + (dir / "runs").string(), "profile.cache_dir=" + (dir / "cache").string()});
+      "", {"profile.runs_dir=" + (dir / "runs").string(), "profile.cache_dir=" + (dir / "cache").string(),
+           "ncu.import=export"});  // the recorded run kept ncu's pages, not its report
   auto first = session.Run(req);
   ASSERT_TRUE(first.ok()) << first.error().Line();
   auto kinds = [&] {

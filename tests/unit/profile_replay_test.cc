@@ -3,7 +3,9 @@
 // docs/gpu/issue4_profile.sh), replayed through the same orchestration, import, selection
 // and linking code; then the failures users meet, each from a real recorded output.
 // (llama_h100/ also holds the roofline-mode deep pass of the decode stage that the same GPU
-// run made with --discovery; the report tests use it.)
+// run made with --discovery; the report tests use it.) That run's ncu report was not kept,
+// only the raw and details pages ncu exported of it, so these replays read the deep pass as
+// ncu.import=export does; profile_native_replay_test.cc replays real reports read natively.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -40,11 +42,11 @@ class ProfileReplay : public ::testing::Test {
     store_ = std::make_unique<store::Store>(std::move(s).value());
     runner_.ReplayRecordedProfile(kRun);
     // The settings the recorded run was made with (the defaults then): its ncu output is what
-    // ncu printed for this plan.
-    auto c =
-        config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string(),
-                                "profile.cache_dir=" + (dir_ / "cache").string(), "selection.top=20",
-                                "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off"});
+    // ncu printed for this plan; its report is read from the pages ncu exported.
+    auto c = config::LoadConfig(
+        "", {"profile.runs_dir=" + (dir_ / "runs").string(), "profile.cache_dir=" + (dir_ / "cache").string(),
+             "selection.top=20", "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off",
+             "ncu.import=export"});
     ASSERT_TRUE(c.ok());
     config_ = *c;
   }
@@ -154,6 +156,8 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   EXPECT_EQ(m["environment"]["torch"], "2.11.0+cu130");
   EXPECT_EQ(m["gpu"]["sm_max_clock_mhz"], 1980.0);
   EXPECT_EQ(m["ncu_settings"]["clock_control"], "base");
+  EXPECT_EQ(m["ncu_settings"]["import"],
+            nlohmann::json({{"by", "ncu's raw and details pages (ncu --import REPORT --page PAGE --csv)"}}));
   EXPECT_EQ(m["steps"].size(), 5U);
   EXPECT_EQ(m["steps"][2]["launches_profiled"], 168);
   EXPECT_EQ(m["steps"][2]["linked"], 168);

@@ -64,7 +64,7 @@ TEST_F(Targeted, TheThirdLaunchOfEachConfigurationInsideDecode) {
   cfg.kernel = "rsqrt_kernel_cuda";
   cfg.launch = "3";
   cfg.stage = "decode";
-  auto sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
   EXPECT_EQ(sel->limited_by, "target");
   EXPECT_EQ(sel->warmup, 2);
@@ -95,7 +95,7 @@ TEST_F(Targeted, LaunchesTwoToFourOfTheKernelOutsidePrefill) {
   cfg.launch = "2-4";
   cfg.launch_scope = "kernel";
   cfg.exclude = {"prefill"};
-  auto sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
   EXPECT_EQ(sel->filter_mode, "global");
   EXPECT_EQ(sel->nvtx_exclude, (std::vector<std::string>{"prefill/"}));
@@ -111,27 +111,27 @@ TEST_F(Targeted, LaunchesTwoToFourOfTheKernelOutsidePrefill) {
 TEST_F(Targeted, MistakesNameTheClosestKernels) {
   config::SelectionConfig cfg;
   cfg.kernel = "rsqrt_kernel_cdua";
-  auto sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  auto sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
   ASSERT_FALSE(sel.ok());
   EXPECT_EQ(sel.error().Line().substr(0, 140),
             "kscope: error: selection.kernel: no kernel in scope has 'rsqrt_kernel_cdua' in its name; closest names in "
             "the kernels: 'rsqrt_kernel_cuda', ");
   // Letter case: the kernel that holds the word comes first, C++'s own words are not names.
   cfg.kernel = "splitk_TNT";
-  sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
   ASSERT_FALSE(sel.ok());
   EXPECT_EQ(sel.error().fix.substr(0, 80),
             "closest names in the kernels: 'nvjet_sm90_tst_64x16_64x16_4x1_v_bz_splitK_TNT', ");
   EXPECT_EQ(sel.error().fix.find("'void'"), std::string::npos);
   cfg.kernel = "regex:(unclosed";
-  sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
   ASSERT_FALSE(sel.ok());
   EXPECT_EQ(sel.error().where, "selection.kernel");
   cfg.kernel = "rsqrt";
   for (const std::string bad : {"0", "4-2", "x", "3-", ""}) {
     if (bad.empty()) continue;
     cfg.launch = bad;
-    sel = capture::SelectKernels(*store_, run_, cfg, 11);
+    sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
     ASSERT_FALSE(sel.ok()) << bad;
     EXPECT_EQ(sel.error().Line(), "kscope: error: selection.launch: '" + bad +
                                       "' is not a launch number or range; write N or N-M, counted from 1 (3: the "
@@ -139,7 +139,7 @@ TEST_F(Targeted, MistakesNameTheClosestKernels) {
   }
   cfg.launch = "";
   cfg.exclude = {"prefil"};
-  sel = capture::SelectKernels(*store_, run_, cfg, 11);
+  sel = capture::SelectKernels(*store_, run_, cfg, 11, 1);
   ASSERT_FALSE(sel.ok());
   EXPECT_EQ(sel.error().where, "selection.exclude");
 }

@@ -3,58 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <unordered_map>
-
-#include "analysis/names/kernel_names.h"
 
 namespace kscope::analysis::atlas {
 
 namespace {
 
-struct Sum {
-  std::string family, library;
-  int64_t launches = 0, ns = 0;
-  std::optional<LaunchSpread> spread;  // a kernel's
-};
-struct RunKernels {
-  std::map<std::string, Sum> families, kernels;
-  int64_t launches = 0, ns = 0;
-};
-
-Result<RunKernels> Load(store::Store& store, int64_t run) {
-  auto q = store.db().Prepare(
-      "SELECT s.value, k.n, k.total, k.median, k.min, k.max FROM kernel_summary k JOIN string s ON s.id = k.name_id "
-      "WHERE k.run_id = ?1");
-  if (!q.ok()) return q.error();
-  q->Bind(1, run);
-  RunKernels out;
-  while (q->Step()) {
-    const std::string name = q->Text(0);
-    const int64_t n = q->Int(1), ns = q->Int(2);
-    const auto id = IdentifyKernel(name);
-    const std::string library(LibraryName(id.library));
-    for (auto* sum : {&out.families[id.family], &out.kernels[name]}) {
-      sum->family = id.family;
-      sum->library = library;
-      sum->launches += n;
-      sum->ns += ns;
-    }
-    out.kernels[name].spread = LaunchSpread{q->Double(3), q->Int(4), q->Int(5)};
-    out.launches += n;
-    out.ns += ns;
-  }
-  KSCOPE_RETURN_IF_ERROR(q->status());
-  if (out.kernels.empty()) {
-    return Error{"run " + std::to_string(run), "has no nsys kernels to compare",
-                 "import its nsys export into it: kscope import --run " + std::to_string(run) + " FILE.sqlite"};
-  }
-  return out;
-}
-
-std::vector<DiffRow> Compare(const std::map<std::string, Sum>& a, const std::map<std::string, Sum>& b) {
+std::vector<DiffRow> Compare(const std::map<std::string, KernelSum>& a, const std::map<std::string, KernelSum>& b) {
   std::vector<DiffRow> rows;
   // x: the row in A, y: in B (either may be absent); any: whichever is present.
-  auto add = [&](const std::string& key, const Sum* x, const Sum* y, const Sum& any) {
+  auto add = [&](const std::string& key, const KernelSum* x, const KernelSum* y, const KernelSum& any) {
     DiffRow r{key,
               any.family,
               any.library,
@@ -107,39 +64,19 @@ std::vector<StageDiffRow> CompareStages(const std::map<std::string, StageFacts>&
   return rows;
 }
 
-std::vector<ClassChangeRow> CompareClasses(const std::map<std::string, ClassMix>& a,
-                                           const std::map<std::string, ClassMix>& b) {
-  std::vector<ClassChangeRow> rows;
-  for (const auto& [key, x] : a) {
-    auto it = b.find(key);
-    if (it != b.end() && x.Main() != it->second.Main()) rows.push_back({key, x.family, x.library, x, it->second});
-  }
-  return rows;
-}
-
 double Pct(int64_t a, int64_t b) { return a > 0 ? 100.0 * static_cast<double>(b - a) / static_cast<double>(a) : 0.0; }
 
-std::vector<ManifestDifference> Differences(const store::Manifest& a, const store::Manifest& b) {
+}  // namespace
+
+std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& a, const ComparedValues& b) {
   std::vector<ManifestDifference> out;
-  auto text = [&](const char* field, const std::optional<std::string>& x, const std::optional<std::string>& y) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const auto& [field, x] = a[i];
+    const auto& y = b[i].second;
     if (x && y && *x != *y) out.push_back({field, *x, *y});
-  };
-  auto number = [&](const char* field, const std::optional<int64_t>& x, const std::optional<int64_t>& y) {
-    if (x && y && *x != *y) out.push_back({field, std::to_string(*x), std::to_string(*y)});
-  };
-  text("gpu", a.gpu, b.gpu);
-  text("driver", a.driver, b.driver);
-  text("cuda", a.cuda_version, b.cuda_version);
-  text("nsys_export", a.nsys_export_version, b.nsys_export_version);
-  text("nsys_tool", a.nsys_tool_version, b.nsys_tool_version);
-  text("ncu", a.ncu_version, b.ncu_version);
-  text("dtype", a.dtype, b.dtype);
-  number("batch", a.batch, b.batch);
-  number("tokens", a.tokens, b.tokens);
+  }
   return out;
 }
-
-}  // namespace
 
 double StageDiffRow::GpuTimePct() const {
   if (!a || !b || a->median_gpu_ns <= 0) return 0.0;
@@ -156,18 +93,18 @@ double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
 double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
 
 Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config) {
-  auto run_a = store.GetRun(a);
+  auto run_a = LoadComparedFields(store, a);
   if (!run_a.ok()) return run_a.error();
-  auto run_b = store.GetRun(b);
+  auto run_b = LoadComparedFields(store, b);
   if (!run_b.ok()) return run_b.error();
-  auto ka = Load(store, a);
+  auto ka = LoadRunKernels(store, a);
   if (!ka.ok()) return ka.error();
-  auto kb = Load(store, b);
+  auto kb = LoadRunKernels(store, b);
   if (!kb.ok()) return kb.error();
   RunDiff d;
   d.a = a;
   d.b = b;
-  d.differences = Differences(run_a->manifest, run_b->manifest);
+  d.differences = ManifestDifferences(*run_a, *run_b);
   d.launches_a = ka->launches;
   d.launches_b = kb->launches;
   d.ns_a = ka->ns;
@@ -240,11 +177,14 @@ std::pair<double, bool> Check(const RunDiff& diff, const Threshold& t) {
   };
   if (t.metric == "appeared") v = count(Change::kAppeared);
   if (t.metric == "vanished") v = count(Change::kVanished);
-  const bool tripped = t.op == ">"    ? v > t.value
-                       : t.op == ">=" ? v >= t.value
-                       : t.op == "<"  ? v < t.value
-                                      : v <= t.value;
-  return {v, tripped};
+  return {v, Trips(t, v)};
+}
+
+bool Trips(const Threshold& t, double value) {
+  return t.op == ">"    ? value > t.value
+         : t.op == ">=" ? value >= t.value
+         : t.op == "<"  ? value < t.value
+                        : value <= t.value;
 }
 
 }  // namespace kscope::analysis::atlas

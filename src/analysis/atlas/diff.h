@@ -18,20 +18,13 @@
 
 namespace kscope::analysis::atlas {
 
-// A manifest field the two runs disagree on ("gpu", "driver", "cuda", "nsys_export",
-// "nsys_tool", "ncu", "dtype", "batch", "tokens"); a field only one run knows is no
-// disagreement.
+// A manifest field the two runs disagree on (ComparedFields: "gpu", "driver", ..., "torch"); a
+// field only one run knows is no disagreement.
 struct ManifestDifference {
   std::string field, a, b;
 };
 
 enum class Change { kChanged, kAppeared, kVanished };  // appeared: only in B; vanished: only in A
-
-// One kernel's launch durations in a run (nsys's kernel summary), ns: how much they vary.
-struct LaunchSpread {
-  double median = 0;
-  int64_t min = 0, max = 0;
-};
 
 struct DiffRow {
   std::string key;  // the family, or the kernel's name as nsys gives it
@@ -55,13 +48,6 @@ struct StageDiffRow {
   [[nodiscard]] std::optional<double> MfuDeltaPts() const;
 };
 
-// A family (or kernel) profiled in both runs whose main bottleneck class (that of most of
-// its launches) differs.
-struct ClassChangeRow {
-  std::string key, family, library;
-  ClassMix a, b;
-};
-
 struct RunDiff {
   int64_t a = 0, b = 0;
   std::vector<ManifestDifference> differences;  // empty: comparable
@@ -75,6 +61,9 @@ struct RunDiff {
   [[nodiscard]] double GpuTimePct() const;                     // the whole run's
   [[nodiscard]] double LaunchesPct() const;
 };
+
+// The fields (ComparedFields) that both runs know and disagree on.
+std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& a, const ComparedValues& b);
 
 // `config`: stages.warmup, the model (modelled MFU), classify.* (classes).
 Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config);
@@ -92,5 +81,7 @@ struct Threshold {
 Result<Threshold> ParseThreshold(const std::string& text);
 // The metric's value on the diff, and whether it trips the threshold.
 std::pair<double, bool> Check(const RunDiff& diff, const Threshold& t);
+// Whether `value` trips the threshold.
+bool Trips(const Threshold& t, double value);
 
 }  // namespace kscope::analysis::atlas

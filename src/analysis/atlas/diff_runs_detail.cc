@@ -1,8 +1,11 @@
-// What kscope diff compares beyond the kernel summaries: each run's NVTX stages (with the
-// report's MFU) and the bottleneck classes of its profiled kernels.
+// What kscope diff compares of each run: its kernel summary, its NVTX stages (with the
+// report's MFU), the bottleneck classes of its profiled kernels, its manifest's fields.
 #include "analysis/atlas/diff_runs_detail.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "analysis/kernels/bottleneck.h"
 #include "analysis/kernels/ncu_launches.h"
@@ -10,6 +13,75 @@
 #include "analysis/stages/stage_mfu.h"
 
 namespace kscope::analysis::atlas {
+
+Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run) {
+  auto q = store.db().Prepare(
+      "SELECT s.value, k.n, k.total, k.median, k.min, k.max FROM kernel_summary k JOIN string s ON s.id = k.name_id "
+      "WHERE k.run_id = ?1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run);
+  RunKernels out;
+  while (q->Step()) {
+    const std::string name = q->Text(0);
+    const int64_t n = q->Int(1), ns = q->Int(2);
+    const auto id = IdentifyKernel(name);
+    const std::string library(LibraryName(id.library));
+    for (auto* sum : {&out.families[id.family], &out.kernels[name]}) {
+      sum->family = id.family;
+      sum->library = library;
+      sum->launches += n;
+      sum->ns += ns;
+    }
+    out.kernels[name].spread = LaunchSpread{q->Double(3), q->Int(4), q->Int(5)};
+    out.launches += n;
+    out.ns += ns;
+  }
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  if (out.kernels.empty()) {
+    return Error{"run " + std::to_string(run), "has no nsys kernels to compare",
+                 "import its nsys export into it: kscope import --run " + std::to_string(run) + " FILE.sqlite"};
+  }
+  return out;
+}
+
+ComparedValues ComparedFields(const store::Manifest& m, const std::string& capture) {
+  auto number = [](const std::optional<int64_t>& v) {
+    return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+  };
+  ComparedValues out{{"gpu", m.gpu},
+                     {"driver", m.driver},
+                     {"cuda", m.cuda_version},
+                     {"nsys_export", m.nsys_export_version},
+                     {"nsys_tool", m.nsys_tool_version},
+                     {"ncu", m.ncu_version},
+                     {"dtype", m.dtype},
+                     {"batch", number(m.batch)},
+                     {"tokens", number(m.tokens)}};
+  // kscope's own file; a field it lacks (or one not of the expected kind) is not known.
+  const auto json = nlohmann::json::parse(capture, nullptr, false);
+  auto field = [&](const char* name, const char* object, const char* key) {
+    std::optional<std::string> v;
+    if (json.is_object() && json.contains(object) && json[object].is_object() && json[object].contains(key)) {
+      const auto& x = json[object][key];
+      if (x.is_string()) v = x.get<std::string>();
+      if (x.is_number()) v = fmt::format("{}", x.get<double>());
+    }
+    out.emplace_back(name, v);
+  };
+  field("sm_max_clock_mhz", "gpu", "sm_max_clock_mhz");
+  field("mem_clock_mhz", "gpu", "mem_clock_mhz");
+  field("ncu_clock_control", "ncu_settings", "clock_control");
+  field("torch", "environment", "torch");
+  return out;
+}
+
+Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run) {
+  auto info = store.GetRun(run);
+  if (!info.ok()) return info.error();
+  auto capture = store.RunCapture(run);
+  if (!capture.ok()) return capture.error();
+  return ComparedFields(info->manifest, *capture);
+}
 
 Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
                                                          const config::Config& config) {
@@ -80,6 +152,16 @@ Result<RunClasses> LoadRunClasses(store::Store& store, int64_t run, const Classi
     }
   }
   return out;
+}
+
+std::vector<ClassChangeRow> CompareClasses(const std::map<std::string, ClassMix>& a,
+                                           const std::map<std::string, ClassMix>& b) {
+  std::vector<ClassChangeRow> rows;
+  for (const auto& [key, x] : a) {
+    auto it = b.find(key);
+    if (it != b.end() && x.Main() != it->second.Main()) rows.push_back({key, x.family, x.library, x, it->second});
+  }
+  return rows;
 }
 
 }  // namespace kscope::analysis::atlas

@@ -1,12 +1,13 @@
-// kscope diff's per-stage and per-class comparison (diff.h): what each run says of its NVTX
-// stages (GPU time per instance with its spread, MFU) and of the bottleneck classes of its
-// profiled kernels, to be set side by side.
+// What kscope diff (diff.h, diff_selections.h) compares of each run: its nsys kernels per
+// family and per kernel, its NVTX stages (GPU time per instance with its spread, MFU), the
+// bottleneck classes of its profiled kernels and the manifest fields that make runs comparable.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/stages/stage_steady.h"
@@ -15,6 +16,36 @@
 #include "util/status.h"
 
 namespace kscope::analysis::atlas {
+
+// One kernel's launch durations in a run (nsys's kernel summary), ns: how much they vary.
+struct LaunchSpread {
+  double median = 0;
+  int64_t min = 0, max = 0;
+};
+
+// Launches and GPU time of a family or a kernel in a run (nsys's kernel summary).
+struct KernelSum {
+  std::string family, library;
+  int64_t launches = 0, ns = 0;
+  std::optional<LaunchSpread> spread;  // a kernel's
+};
+struct RunKernels {
+  std::map<std::string, KernelSum> families, kernels;  // by family; by kernel name as nsys gives it
+  int64_t launches = 0, ns = 0;
+};
+// An error when the run has no nsys kernels.
+Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run);
+
+// The manifest fields that tell whether runs compare, in a fixed order: gpu, driver, cuda,
+// nsys_export, nsys_tool, ncu, dtype, batch, tokens; then, from `capture` (the manifest.json
+// that kscope profile wrote for the run, Store::RunCapture; empty for an imported export):
+// sm_max_clock_mhz and mem_clock_mhz (the GPU's), ncu_clock_control, torch (PyTorch's
+// version). Each with the run's value, if it has one.
+using ComparedValues = std::vector<std::pair<std::string, std::optional<std::string>>>;
+ComparedValues ComparedFields(const store::Manifest& m, const std::string& capture);
+
+// A run's ComparedFields, read from the store.
+Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run);
 
 // One NVTX stage of a run (PyTorch's operator ranges and libraries' own ranges left out).
 struct StageFacts {
@@ -42,5 +73,15 @@ struct RunClasses {
   std::map<std::string, ClassMix> families, kernels;
 };
 Result<RunClasses> LoadRunClasses(store::Store& store, int64_t run, const ClassifyThresholds& thresholds);
+
+// A family (or kernel) profiled in both A and B whose main bottleneck class (that of most of
+// its launches) differs.
+struct ClassChangeRow {
+  std::string key, family, library;
+  ClassMix a, b;
+};
+// By key.
+std::vector<ClassChangeRow> CompareClasses(const std::map<std::string, ClassMix>& a,
+                                           const std::map<std::string, ClassMix>& b);
 
 }  // namespace kscope::analysis::atlas

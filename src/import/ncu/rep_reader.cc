@@ -15,6 +15,7 @@ namespace kscope::import::ncu {
 namespace {
 
 constexpr std::string_view kFix = "check the file is a whole .ncu-rep written by Nsight Compute";
+constexpr std::string_view kUnreadVersion = "report format version ";
 constexpr uint64_t kMaxBlock = uint64_t{1} << 31;  // no block of a real report comes near 2 GiB
 
 // Where the bytes come from: a file read piece by piece, or bytes in memory.
@@ -182,7 +183,7 @@ class Reader {
     if (c.failed()) return Bad("the file header is not a valid message");
     if (summary_.version != kRepVersionRead) {
       return Error{where_,
-                   fmt::format("report format version {}; kscope reads version {} (Nsight Compute 2025.3)",
+                   fmt::format("{}{}; kscope reads version {} (Nsight Compute 2025.3)", kUnreadVersion,
                                summary_.version, kRepVersionRead),
                    "import it through the installed ncu: kscope import --via-ncu " + where_};
     }
@@ -507,6 +508,8 @@ Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(c
   FileSource src(f, size);
   return Reader(src, path, on_launch).Run();
 }
+
+bool IsUnreadVersion(const Error& e) { return e.what.starts_with(kUnreadVersion); }
 
 Result<RepSummary> ReadRepBytes(std::string_view bytes, const std::string& where,
                                 const std::function<Status(const RepLaunch&)>& on_launch) {

@@ -18,6 +18,9 @@ namespace kscope::import::ncu {
 
 // The container versions this reader has been checked against (Nsight Compute 2025.3).
 inline constexpr uint64_t kRepVersionRead = 7;
+// This reader's own version, raised whenever what it stores from a report changes: kscope
+// profile's manifest records it beside the numbers it read.
+inline constexpr int kRepReaderVersion = 1;
 
 struct RepValue {
   enum class Kind : uint8_t { kNone, kDouble, kUint, kString };
@@ -79,6 +82,10 @@ struct RepSummary {
 // Reads `path`, calling `on_launch` for every launch in file order; an error from the
 // callback stops the read and is returned. Errors name the file and what is wrong.
 Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(const RepLaunch&)>& on_launch);
+
+// True for ReadRep's refusal of a report format version other than kRepVersionRead (whose
+// fix suggests ncu's export: a caller that offers it another way may say so instead).
+bool IsUnreadVersion(const Error& e);
 
 // The same over bytes in memory (the fuzzer's entry); `where` names them in errors.
 Result<RepSummary> ReadRepBytes(std::string_view bytes, const std::string& where,
