@@ -11,15 +11,22 @@
 //     names of their own ("triton_poi_fused_atlas_r<r>_v<c mod V>_<k>_0"), V chosen so that
 //     the store holds about F families (default 2,000).
 // The event streams (event_chunk) are not copied: the atlas does not read them, and renamed
-// summaries would not match them. The copies' numbers mean nothing; their shape is real.
-// One transaction.
+// summaries would not match them. Each copy's per-launch figures (ncu_launch_figures) are not
+// copied either: they are derived from its copied metrics by the import's own code
+// (analysis::MaterializeLaunchFigures), as `kscope import` derives them. The copies' numbers
+// mean nothing; their shape is real. One transaction per 100 copies, so that the write-ahead
+// log is checkpointed as the store grows (a 10,000-run store is about 11 GB); foreign keys are
+// not checked, the copies being made of rows that satisfy them.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/kernels/launch_figures.h"
+#include "store/store.h"
 #include "util/sqlite.h"
 
 namespace {
@@ -160,19 +167,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "make_atlas_store: %s: %s\n", out.c_str(), ec.message().c_str());
     return 1;
   }
-  auto db = sql::Db::Open(out, sql::OpenMode::kReadWrite);
-  if (!db.ok()) {
-    std::fprintf(stderr, "%s\n", db.error().Line().c_str());
+  auto store = kscope::store::Store::Open(out, sql::OpenMode::kReadWrite);
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.error().Line().c_str());
     return 1;
   }
+  sql::Db* db = &store->db();
   auto fail = [](const Error& e) {
     std::fprintf(stderr, "%s\n", e.Line().c_str());
     return 1;
   };
   if (auto st = Exec(*db, "CREATE TEMP TABLE name_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)"); !st.ok())
     return fail(st.error());
-  auto tx = sql::Transaction::Begin(*db);
-  if (!tx.ok()) return fail(tx.error());
+  if (auto st = Exec(*db, "PRAGMA foreign_keys=OFF"); !st.ok()) return fail(st.error());
+  std::optional<sql::Transaction> tx;
+  auto begin = [&]() -> Status {
+    auto t = sql::Transaction::Begin(*db);
+    if (!t.ok()) return t.error();
+    tx.emplace(std::move(t).value());
+    return Status::Ok();
+  };
+  if (auto st = begin(); !st.ok()) return fail(st.error());
   std::vector<std::pair<int64_t, std::string>> sources;
   {
     auto q = db->Prepare("SELECT id, coalesce(model, label, 'run ' || id) FROM run ORDER BY id");
@@ -191,6 +206,11 @@ int main(int argc, char** argv) {
     if (auto st = MapNames(*db, src, copy % variants); !st.ok()) return fail(st.error());
     if (auto st = CopyRun(*db, src, dst, model + " #" + std::to_string(copy % models)); !st.ok())
       return fail(st.error());
+    if (auto st = kscope::analysis::MaterializeLaunchFigures(*store, dst); !st.ok()) return fail(st.error());
+    if ((i + 1) % 100 == 0) {
+      if (auto st = tx->Commit(); !st.ok()) return fail(st.error());
+      if (auto st = begin(); !st.ok()) return fail(st.error());
+    }
   }
   if (auto st = tx->Commit(); !st.ok()) return fail(st.error());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

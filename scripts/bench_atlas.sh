@@ -5,7 +5,8 @@
 #   2. bench/make_atlas_store copies those runs into a store of $RUNS runs (default 1,000) with
 #      about $FAMILIES kernel families (default 2,000) over 16 variants of each model (see the
 #      tool's header for how); its size per run is that of the summaries alone;
-#   3. kscope atlas (popularity and performance, by family and by kernel) over all of its runs;
+#   3. kscope atlas (every view; popularity and performance alone; by family and by kernel) over
+#      all of its runs;
 #   4. kscope diff of two 400,000-launch runs (bench/make_scaled_export's export, imported twice).
 # Each command is timed end to end (wall seconds, peak RSS), best of $REPEAT.
 #   scripts/bench_atlas.sh                      # build/release, 1,000 runs, 2,000 families
@@ -51,8 +52,8 @@ STORE=$OUT_DIR/atlas-$RUNS.db
 rm -f "$STORE" "$STORE"-wal "$STORE"-shm
 "$BUILD_DIR/bench/make_atlas_store" "$BASE" "$STORE" --runs "$RUNS" --families "$FAMILIES"
 store_mib=$(du -m --apparent-size "$STORE" | cut -f1)
-families=$("$K" --db "$STORE" atlas --format csv | tail -n +2 | wc -l)
-kernels=$("$K" --db "$STORE" atlas --by kernel --format csv | tail -n +2 | wc -l)
+families=$("$K" --db "$STORE" atlas --view popularity --format csv | tail -n +2 | wc -l)
+kernels=$("$K" --db "$STORE" atlas --by kernel --view popularity --format csv | tail -n +2 | wc -l)
 
 # --- 4. two 400,000-launch runs ---------------------------------------------------------
 SCALED=$OUT_DIR/scaled-$KERNELS.sqlite
@@ -80,8 +81,9 @@ measure() {  # measure NAME CMD...: best wall seconds of $REPEAT, peak RSS MiB
   done
   SUMMARY+=("$(printf '%-58s %8.3f %12s' "$name" "$best" "$rss")")
 }
-measure "kscope atlas (families, table)" "$K" --db "$STORE" atlas
-measure "kscope atlas --format json (popularity + performance)" "$K" --db "$STORE" atlas --format json
+measure "kscope atlas (every view, by family, table)" "$K" --db "$STORE" atlas
+measure "kscope atlas --view popularity --view performance" "$K" --db "$STORE" atlas --view popularity --view performance
+measure "kscope atlas --format json (every view)" "$K" --db "$STORE" atlas --format json
 measure "kscope atlas --by kernel --format json" "$K" --db "$STORE" atlas --by kernel --format json
 measure "kscope diff 1 2 (two $KERNELS-launch runs)" "$K" --db "$DIFF_DB" diff 1 2
 measure "kscope diff 1 2 --format json" "$K" --db "$DIFF_DB" diff 1 2 --format json

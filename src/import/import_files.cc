@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "analysis/kernels/launch_figures.h"
 #include "analysis/kernels/ncu_timeline_link.h"
 #include "analysis/timeline/nsys_summaries.h"
 #include "import/importer.h"
@@ -122,13 +123,16 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   for (int64_t r : runs) {
     auto linked = analysis::LinkNcuToTimeline(store, r);
     if (!linked.ok()) return linked.error();
-    if (!options.refuse_unrelated_ncu) continue;
     std::vector<NcuFileOfRun> ncu_files;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (outcomes[i].run_id == r && importers[i]->format() != "nsys-sqlite")
         ncu_files.push_back({outcomes[i].path, outcomes[i].source_id});
     }
-    KSCOPE_RETURN_IF_ERROR(CheckNcuBelongsToRun(store, r, ncu_files));
+    if (ncu_files.empty()) continue;
+    // Each profiled launch's figures, derived once from all of its metrics (a file may have
+    // added metrics to launches an earlier file brought).
+    KSCOPE_RETURN_IF_ERROR(analysis::MaterializeLaunchFigures(store, r));
+    if (options.refuse_unrelated_ncu) KSCOPE_RETURN_IF_ERROR(CheckNcuBelongsToRun(store, r, ncu_files));
   }
   if (before_commit) KSCOPE_RETURN_IF_ERROR(before_commit(outcomes));
   {

@@ -235,6 +235,37 @@ CREATE TABLE ncu_rule (
   FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
 );
 CREATE INDEX ncu_rule_launch ON ncu_rule(run_id, launch_id);
+-- Per profiled launch, the figures derived from its metrics when its ncu results were imported
+-- (analysis/kernels/launch_figures.cc, the evidence and roofline code of `kscope kernels`), so
+-- that the many-run views (kscope atlas) read one row per launch, not its metric rows. NULL:
+-- the launch lacks the metrics. The bottleneck class is decided from these figures when read,
+-- under the configured thresholds (classify.*).
+CREATE TABLE ncu_launch_figures (
+  run_id      INTEGER NOT NULL,
+  launch_id   INTEGER NOT NULL,  -- ncu_launch.id
+  duration_ns REAL,              -- gpu__time_duration.sum
+  sm_pct      REAL,              -- SM throughput, % of peak (sm__throughput.avg.pct_of_peak_sustained_elapsed)
+  memory_pct  REAL,              -- memory throughput, % of peak: gpu__compute_memory_throughput (SpeedOfLight),
+                                 -- else the busiest of DRAM, L1 and L2 throughput
+  dram_pct    REAL,              -- DRAM throughput, % of peak (gpu__dram_throughput, else dram__throughput)
+  l1_hit_pct  REAL,              -- l1tex__t_sector_hit_rate.pct
+  l2_hit_pct  REAL,              -- lts__t_sector_hit_rate.pct
+  achieved_occupancy_pct    REAL,  -- sm__warps_active.avg.pct_of_peak_sustained_active
+  theoretical_occupancy_pct REAL,  -- sm__maximum_warps_per_active_cycle_pct
+  occupancy_limiter TEXT,        -- the resource allowing the fewest blocks per SM (launch__occupancy_limit_*):
+                                 -- 'registers', 'shared memory', 'warps', 'blocks per SM' or 'barriers'
+  top_stall   TEXT,              -- the largest stall reason, e.g. 'long_scoreboard'
+  waves       REAL,              -- launch__waves_per_multiprocessor
+  registers   REAL,              -- launch__registers_per_thread
+  shared_bytes REAL,             -- launch__shared_mem_per_block, bytes (with the 1 KiB the driver reserves)
+  tensor_pipe_pct REAL,          -- sm__pipe_tensor_cycles_active, % of peak (active, else elapsed)
+  roof_precision TEXT,           -- where the launch sits on the roofline: the precision nearest its peak
+                                 -- ('FP32', 'Tensor BF16', ...); NULL: no FP work or no roofline metrics
+  roof_pct    REAL,              -- its achieved FLOP/s, % of the roof at its arithmetic intensity
+  roof_memory_bound INTEGER,     -- 1: below the ridge (the memory side of the roofline), 0: the compute side
+  PRIMARY KEY (run_id, launch_id),
+  FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
 -- Views for `kscope query`, pandas and the sqlite3 shell (docs/query.md): stable names and
 -- columns over the tables above, in portable SQL (joins and CASE only, no SQLite-only
 -- functions) so that a server database could take them over. Times in ns.
@@ -268,6 +299,17 @@ FROM ncu_metric m
 JOIN ncu_launch l ON l.run_id = m.run_id AND l.id = m.launch_id
 JOIN string k ON k.id = l.name_id
 JOIN string n ON n.id = m.metric_id;
+
+-- One row per profiled launch: the figures derived from its metrics at import (ncu_launch_figures),
+-- with its kernel name and launch shape: what kscope atlas aggregates.
+CREATE VIEW v_ncu_launch_figures AS
+SELECT f.run_id, f.launch_id, s.value AS kernel_name, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z,
+       f.duration_ns, f.sm_pct, f.memory_pct, f.dram_pct, f.l1_hit_pct, f.l2_hit_pct, f.achieved_occupancy_pct,
+       f.theoretical_occupancy_pct, f.occupancy_limiter, f.top_stall, f.waves, f.registers, f.shared_bytes,
+       f.tensor_pipe_pct, f.roof_precision, f.roof_pct, f.roof_memory_bound
+FROM ncu_launch_figures f
+JOIN ncu_launch l ON l.run_id = f.run_id AND l.id = f.launch_id
+JOIN string s ON s.id = l.name_id;
 )sql";
 }
 

@@ -6,10 +6,11 @@
 namespace kscope::store {
 
 // Bump when the schema changes; Store::Open refuses databases of any other version.
-inline constexpr int kSchemaVersion = 6;  // 2: ncu_launch, ncu_metric, ncu_rule; 3: run.status, run.capture;
+inline constexpr int kSchemaVersion = 7;  // 2: ncu_launch, ncu_metric, ncu_rule; 3: run.status, run.capture;
                                           // 4: thread_name; 5: run.nsys_export_version, run.nsys_tool_version;
                                           // 6: source_file.content_hash; the views v_runs,
-                                          //    v_kernels, v_ncu_launches, v_ncu_metrics
+                                          //    v_kernels, v_ncu_launches, v_ncu_metrics;
+                                          // 7: ncu_launch_figures, v_ncu_launch_figures
 
 // The DDL that creates an empty store. Each column carries its meaning as a comment, and
 // docs/schema.md is written from the same text.

@@ -435,6 +435,15 @@ TEST_F(ProfileReplay, RunDirectoriesImportedElsewhereEqualTheRuns) {
       "SELECT count(*) FROM ncu_launch WHERE run_id = 3 AND kernel_link = 'planned' AND kernel_run = 2");
   ASSERT_TRUE(q.ok() && q->Step());
   EXPECT_EQ(q->Int(0), 168);
+  // Every profiled launch has its figures (ncu_launch_figures), in the store kscope profile
+  // wrote and in the one its directories were imported into: launches, with figures, with SM %.
+  for (store::Store* s : {store_.get(), &*other}) {
+    auto f = s->db().Prepare(
+        "SELECT count(*), count(f.launch_id), count(f.sm_pct) FROM ncu_launch l "
+        "LEFT JOIN ncu_launch_figures f ON f.run_id = l.run_id AND f.launch_id = l.id");
+    ASSERT_TRUE(f.ok() && f->Step());
+    EXPECT_EQ(std::vector<int64_t>({f->Int(0), f->Int(1), f->Int(2)}), std::vector<int64_t>({336, 336, 336}));
+  }
   // The compressed files are recorded by their own names, not the scratch copies.
   auto src = other->db().Prepare("SELECT path FROM source_file WHERE run_id = 2 ORDER BY id");
   ASSERT_TRUE(src.ok());

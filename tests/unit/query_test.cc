@@ -94,6 +94,32 @@ TEST_F(QueryTest, NcuViewsEqualTheLaunchesKscopeLoads) {
             "value_text\nNVIDIA H200\n");
 }
 
+TEST_F(QueryTest, LaunchFiguresViewHoldsWhatKernelsShows) {
+  auto s = store::Store::Open(path_, sql::OpenMode::kReadOnly);
+  ASSERT_TRUE(s.ok());
+  // `kscope kernels 1` on this run: mixed, SM 70.1%, DRAM 0.5%, L1 hit 2.0%, L2 hit 95.6%, FP32
+  // on the compute-bound side at 11.7% of roof, achieved occupancy 91.2%, top stall mio_throttle.
+  EXPECT_EQ(Csv(report::QueryTable(s->db(), "SELECT * FROM v_ncu_launch_figures")),
+            "run_id,launch_id,kernel_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,duration_ns,sm_pct,memory_pct,"
+            "dram_pct,l1_hit_pct,l2_hit_pct,achieved_occupancy_pct,theoretical_occupancy_pct,occupancy_limiter,"
+            "top_stall,waves,registers,shared_bytes,tensor_pipe_pct,roof_precision,roof_pct,roof_memory_bound\n"
+            "1,0,\"void tiled_gemm<16>(int, const float *, const float *, float *)\",64,64,1,16,16,1,364480.0,"
+            "70.116773,89.585764,0.478796,1.998345,95.593,91.22817,100.0,registers,mio_throttle,3.88,32.0,3072.0,"
+            "0.025279,FP32,11.6633488517992,0\n");
+  // The figures that are one metric each are that metric's value.
+  EXPECT_EQ(Csv(report::QueryTable(
+                s->db(),
+                "SELECT m.metric_name FROM v_ncu_launch_figures f JOIN v_ncu_metrics m "
+                "ON m.run_id = f.run_id AND m.launch_id = f.launch_id WHERE "
+                "(m.metric_name = 'sm__throughput.avg.pct_of_peak_sustained_elapsed' AND m.value = f.sm_pct) OR "
+                "(m.metric_name = 'lts__t_sector_hit_rate.pct' AND m.value = f.l2_hit_pct) OR "
+                "(m.metric_name = 'launch__waves_per_multiprocessor' AND m.value = f.waves) OR "
+                "(m.metric_name = 'launch__registers_per_thread' AND m.value = f.registers) "
+                "ORDER BY m.metric_name")),
+            "metric_name\nlaunch__registers_per_thread\nlaunch__waves_per_multiprocessor\n"
+            "lts__t_sector_hit_rate.pct\nsm__throughput.avg.pct_of_peak_sustained_elapsed\n");
+}
+
 TEST_F(QueryTest, WritesAndBadStatementsAreOneLineErrors) {
   auto s = store::Store::Open(path_, sql::OpenMode::kReadOnly);
   ASSERT_TRUE(s.ok());

@@ -22,45 +22,64 @@ struct Sample {
   size_t config = 0;                // index into the family's configurations
 };
 
-struct Bin {
-  std::string label;
-  double lower = 0;
-};
+constexpr double kWaveEdges[] = {0, 0.25, 0.5, 1, 2, 4, 8, 16};
+constexpr double kSharedKiB[] = {0, 4, 16, 64, 256};
 
-// Edges e0 < e1 < ...: [e_i, e_i+1) labelled by `label(i)`, the last one open.
-Bin BinOf(Parameter p, double v) {
+// The bin of v (each bin's lower edge is in it, its upper edge is not; the last one is open):
+// its lower edge, and for the two shared-memory bins that start at 0, 0 for "0" and 1 for
+// "0-4 KiB" (the order of their labels).
+using BinPosition = std::pair<double, int>;
+BinPosition BinOf(Parameter p, double v) {
   switch (p) {
     case Parameter::kWaves: {
-      constexpr double kEdges[] = {0, 0.25, 0.5, 1, 2, 4, 8, 16};
       size_t i = 0;
-      while (i + 1 < std::size(kEdges) && v >= kEdges[i + 1]) ++i;
-      if (i + 1 == std::size(kEdges)) return {fmt::format("{:g}+", kEdges[i]), kEdges[i]};
-      return {fmt::format("{:g}-{:g}", kEdges[i], kEdges[i + 1]), kEdges[i]};
+      while (i + 1 < std::size(kWaveEdges) && v >= kWaveEdges[i + 1]) ++i;
+      return {kWaveEdges[i], 0};
     }
     case Parameter::kGridBlocks: {
       double lower = 1;
       while (lower * 4 <= v && lower < 65536) lower *= 4;
-      if (lower >= 65536) return {"65536+", lower};
-      return {fmt::format("{:g}-{:g}", lower, lower * 4 - 1), lower};
+      return {lower, 0};
     }
-    case Parameter::kBlockThreads: return {fmt::format("{:g}", v), v};
-    case Parameter::kRegisters: {
-      const double k = std::max(0.0, std::ceil(v / 32) - 1);
-      return {fmt::format("{:g}-{:g}", 32 * k + 1, 32 * (k + 1)), 32 * k + 1};
-    }
+    case Parameter::kBlockThreads: return {v, 0};
+    case Parameter::kRegisters: return {32 * std::max(0.0, std::ceil(v / 32) - 1) + 1, 0};
     case Parameter::kSharedMemory: {
-      if (v <= 0) return {"0", 0};
-      constexpr double kKiB[] = {0, 4, 16, 64, 256};
+      if (v <= 0) return {0, 0};
       size_t i = 0;
-      while (i + 1 < std::size(kKiB) && v > kKiB[i + 1] * 1024) ++i;
-      if (i + 1 == std::size(kKiB)) return {"256+ KiB", kKiB[i] * 1024};
-      return {fmt::format("{:g}-{:g} KiB", kKiB[i], kKiB[i + 1]), kKiB[i] * 1024};
+      while (i + 1 < std::size(kSharedKiB) && v > kSharedKiB[i + 1] * 1024) ++i;
+      return {kSharedKiB[i] * 1024, 1};
     }
   }
   return {};
 }
 
-using ConfigKey = std::tuple<std::string, std::array<int64_t, 3>, std::array<int64_t, 3>, double, double>;
+// "1-2", "16+", "64-255", "256", "33-64", "0", "16-64 KiB".
+std::string BinLabel(Parameter p, const BinPosition& bin) {
+  const double lower = bin.first;
+  switch (p) {
+    case Parameter::kWaves: {
+      const auto* next = std::upper_bound(std::begin(kWaveEdges), std::end(kWaveEdges), lower);
+      if (next == std::end(kWaveEdges)) return fmt::format("{:g}+", lower);
+      return fmt::format("{:g}-{:g}", lower, *next);
+    }
+    case Parameter::kGridBlocks:
+      return lower >= 65536 ? std::string("65536+") : fmt::format("{:g}-{:g}", lower, lower * 4 - 1);
+    case Parameter::kBlockThreads: return fmt::format("{:g}", lower);
+    case Parameter::kRegisters: return fmt::format("{:g}-{:g}", lower, lower + 31);
+    case Parameter::kSharedMemory: {
+      if (bin.second == 0) return "0";
+      const double kib = lower / 1024;
+      const auto* next = std::upper_bound(std::begin(kSharedKiB), std::end(kSharedKiB), kib);
+      if (next == std::end(kSharedKiB)) return fmt::format("{:g}+ KiB", kib);
+      return fmt::format("{:g}-{:g} KiB", kib, *next);
+    }
+  }
+  return "";
+}
+
+// A launch configuration: the kernel (ProfiledLaunch::kernel_index), grid, block, registers
+// and shared memory (-1 when not measured).
+using ConfigKey = std::tuple<size_t, std::array<int64_t, 3>, std::array<int64_t, 3>, double, double>;
 
 }  // namespace
 
@@ -82,27 +101,33 @@ struct CorrelatesTally::Family {
   std::vector<Sample> samples;
   std::map<ConfigKey, size_t> config_index;
   std::vector<LaunchConfig> configs;
-  std::vector<std::set<std::string>> config_models;
+  std::vector<RunsAndModels> config_models;
 };
 
 void CorrelatesTally::Add(const ProfiledLaunch& l) {
-  auto& ptr = families_[l.key];
-  if (!ptr) {
-    ptr = std::make_shared<Family>();
-    ptr->family = l.identity.family;
-    ptr->library = std::string(LibraryName(l.identity.library));
+  Family* found = by_name_.Find(l.name_index);
+  if (found == nullptr) {
+    auto& ptr = families_[l.key];
+    if (!ptr) {
+      ptr = std::make_shared<Family>();
+      ptr->family = l.identity.family;
+      ptr->library = std::string(LibraryName(l.identity.library));
+    }
+    found = ptr.get();
+    by_name_.Set(l.name_index, found);
   }
-  auto& f = *ptr;
-  const auto& k = l.launch.key;
+  auto& f = *found;
+  const auto& k = l.launch;
+  const auto& figures = k.figures;
   Sample s;
-  if (l.roof_point != nullptr) s.roof = l.roof_point->PercentOfRoof();
-  s.sm = l.diagnosis.evidence.sm_pct;
-  s.params[0] = l.launch.Number("launch__waves_per_multiprocessor");
+  s.roof = figures.roof_pct;
+  s.sm = figures.class_figures.sm_pct;
+  s.params[0] = figures.class_figures.waves;
   s.params[1] = static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]);
   s.params[2] = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
-  s.params[3] = l.launch.Number("launch__registers_per_thread");
-  s.params[4] = l.launch.Number("launch__shared_mem_per_block");
-  const ConfigKey key{l.kernel, k.grid, k.block, s.params[3].value_or(-1), s.params[4].value_or(-1)};
+  s.params[3] = figures.registers;
+  s.params[4] = figures.shared_bytes;
+  const ConfigKey key{l.kernel_index, k.grid, k.block, s.params[3].value_or(-1), s.params[4].value_or(-1)};
   auto [it, added] = f.config_index.emplace(key, f.configs.size());
   if (added) {
     LaunchConfig c;
@@ -116,7 +141,7 @@ void CorrelatesTally::Add(const ProfiledLaunch& l) {
     f.config_models.emplace_back();
   }
   s.config = it->second;
-  f.config_models[s.config].insert(l.run.model);
+  f.config_models[s.config].Add(l);
   f.samples.push_back(s);
 }
 
@@ -142,21 +167,21 @@ void CorrelatesTally::Finish(Atlas& atlas) {
     row.launches = static_cast<int64_t>(all.size());
     row.median = SpreadOf(all).median;
     for (size_t p = 0; p < std::size(kParameters); ++p) {
-      std::map<std::pair<double, std::string>, std::vector<double>> bins;
+      std::map<BinPosition, std::vector<double>> bins;
       for (const Sample& s : f.samples) {
         auto v = figure(s);
-        if (!v || !s.params[p]) continue;
-        const Bin b = BinOf(kParameters[p], *s.params[p]);
-        bins[{b.lower, b.label}].push_back(*v);
+        if (v && s.params[p]) bins[BinOf(kParameters[p], *s.params[p])].push_back(*v);
       }
-      for (auto& [bin, values] : bins) row.bins.push_back({kParameters[p], bin.second, bin.first, SpreadOf(values)});
+      for (auto& [bin, values] : bins) {
+        row.bins.push_back({kParameters[p], BinLabel(kParameters[p], bin), bin.first, SpreadOf(std::move(values))});
+      }
     }
     for (size_t c = 0; c < f.configs.size(); ++c) {
       if (per_config[c].empty()) continue;
       auto& config = f.configs[c];
       config.launches = static_cast<int64_t>(per_config[c].size());
       config.figure = SpreadOf(per_config[c]).median;
-      config.models.assign(f.config_models[c].begin(), f.config_models[c].end());
+      config.models = f.config_models[c].ModelNames(atlas);
       if (row.launches >= thresholds_.outlier_min_launches &&
           config.figure < thresholds_.outlier_fraction * row.median) {
         row.outliers.push_back(config);

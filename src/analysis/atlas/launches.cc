@@ -1,9 +1,9 @@
 // The one pass over the selected runs' profiled launches that every ncu view of the atlas
-// shares: each launch keyed, named and diagnosed once.
+// shares: each launch's stored figures read, keyed, named and classified once.
+#include <algorithm>
 #include <unordered_map>
 
 #include "analysis/atlas/parts.h"
-#include "analysis/kernels/ncu_launches.h"
 
 namespace kscope::analysis::atlas {
 
@@ -12,28 +12,41 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
   struct Name {
     KernelIdentity identity;
     std::string kernel;  // nsys's spelling where known
+    size_t index = 0, kernel_index = 0;
   };
-  std::unordered_map<std::string, Name> names;  // by ncu's spelling, computed once
+  std::unordered_map<int64_t, Name> names;          // by the string id of ncu's spelling, computed once
+  std::unordered_map<std::string, size_t> kernels;  // Name::kernel_index by Name::kernel
+  auto reader = StoredLaunchReader::Open(store);
+  if (!reader.ok()) return reader.error();
+  auto name_of = store.db().Prepare("SELECT value FROM string WHERE id = ?1");
+  if (!name_of.ok()) return name_of.error();
+  Status failed = Status::Ok();
   for (auto& run : atlas.runs) {
-    auto launches = LoadNcuLaunches(store, run.id);
-    if (!launches.ok()) return launches.error();
-    run.profiled_launches = static_cast<int64_t>(launches->size());
-    for (const auto& l : *launches) {
-      auto it = names.find(l.key.name);
+    int64_t launches = 0;
+    const auto model_index = static_cast<size_t>(std::lower_bound(atlas.models.begin(), atlas.models.end(), run.model) -
+                                                 atlas.models.begin());
+    KSCOPE_RETURN_IF_ERROR(reader->ForEach(run.id, [&](const StoredLaunch& l) {
+      ++launches;
+      auto it = names.find(l.name_id);
       if (it == names.end()) {
-        auto nsys = nsys_names.find(KernelMatchKey(l.key.name));
-        it = names
-                 .emplace(l.key.name,
-                          Name{IdentifyKernel(l.key.name), nsys != nsys_names.end() ? nsys->second : l.key.name})
-                 .first;
+        name_of->Reset();
+        name_of->Bind(1, l.name_id);
+        const std::string ncu_name = name_of->Step() ? name_of->Text(0) : std::string();
+        if (!name_of->status().ok() && failed.ok()) failed = name_of->status();
+        auto nsys = nsys_names.find(KernelMatchKey(ncu_name));
+        Name added{IdentifyKernel(ncu_name), nsys != nsys_names.end() ? nsys->second : ncu_name, names.size()};
+        added.kernel_index = kernels.try_emplace(added.kernel, kernels.size()).first->second;
+        it = names.emplace(l.name_id, std::move(added)).first;
       }
       const auto& name = it->second;
       const std::string& key = atlas.grouping == Grouping::kKernel ? name.kernel : name.identity.family;
-      const Diagnosis d = Diagnose(l, thresholds);
-      const Roofline roofline = ComputeRoofline(l);
-      const ProfiledLaunch p{run, key, name.kernel, name.identity, l, d, roofline, MainPoint(roofline)};
+      const ProfiledLaunch p{run,           key,        name.kernel,
+                             name.identity, name.index, name.kernel_index,
+                             model_index,   l,          Classify(l.figures.class_figures, thresholds)};
       for (const auto& view : views) view(p);
-    }
+    }));
+    if (!failed.ok()) return failed.error();
+    run.profiled_launches = launches;
   }
   return Status::Ok();
 }

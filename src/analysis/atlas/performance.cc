@@ -1,6 +1,8 @@
 // Performance per family (or kernel): the figures `kscope kernels` shows for a profiled launch
-// (analysis::Diagnose's evidence), gathered over every profiled launch of the selected runs.
+// (analysis::Diagnose's evidence, stored per launch at import), over every profiled launch
+// of the selected runs.
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "analysis/atlas/parts.h"
@@ -8,6 +10,8 @@
 namespace kscope::analysis::atlas {
 
 namespace {
+
+constexpr size_t kBottlenecks = static_cast<size_t>(Bottleneck::kUnknown) + 1;
 
 void Push(std::vector<double>& to, const std::optional<double>& v) {
   if (v) to.push_back(*v);
@@ -36,39 +40,46 @@ Spread SpreadOf(std::vector<double> values) {
 
 struct PerformanceTally::Samples {
   PerformanceRow row;
-  std::set<int64_t> runs;
-  std::set<std::string> models;
+  RunsAndModels runs;
+  std::array<int64_t, kBottlenecks> classes{};  // launches by Bottleneck
   std::vector<double> sm, dram, l1_hit, l2_hit, occupancy, theoretical;
 };
 
 void PerformanceTally::Add(const ProfiledLaunch& l) {
-  auto& ptr = samples_[l.key];
-  if (!ptr) {
-    ptr = std::make_shared<Samples>();
-    ptr->row.key = l.key;
-    ptr->row.family = l.identity.family;
-    ptr->row.library = std::string(LibraryName(l.identity.library));
+  Samples* found = by_name_.Find(l.name_index);
+  if (found == nullptr) {
+    auto& ptr = samples_[l.key];
+    if (!ptr) {
+      ptr = std::make_shared<Samples>();
+      ptr->row.key = l.key;
+      ptr->row.family = l.identity.family;
+      ptr->row.library = std::string(LibraryName(l.identity.library));
+    }
+    found = ptr.get();
+    by_name_.Set(l.name_index, found);
   }
-  auto& s = *ptr;
-  s.runs.insert(l.run.id);
-  s.models.insert(l.run.model);
+  auto& s = *found;
+  s.runs.Add(l);
   ++s.row.launches;
-  ++s.row.classes[std::string(BottleneckName(l.diagnosis.bottleneck))];
-  const auto& e = l.diagnosis.evidence;
-  Push(s.sm, e.sm_pct);
-  Push(s.dram, e.dram_pct);
-  Push(s.l1_hit, e.l1_hit_pct);
-  Push(s.l2_hit, e.l2_hit_pct);
-  Push(s.occupancy, e.achieved_occupancy_pct);
-  Push(s.theoretical, e.theoretical_occupancy_pct);
-  if (!e.top_stalls.empty()) ++s.row.top_stalls[e.top_stalls.front().reason];
+  ++s.classes[static_cast<size_t>(l.bottleneck)];
+  const auto& f = l.launch.figures;
+  Push(s.sm, f.class_figures.sm_pct);
+  Push(s.dram, f.class_figures.dram_pct);
+  Push(s.l1_hit, f.l1_hit_pct);
+  Push(s.l2_hit, f.class_figures.l2_hit_pct);
+  Push(s.occupancy, f.achieved_occupancy_pct);
+  Push(s.theoretical, f.theoretical_occupancy_pct);
+  if (!f.top_stall.empty()) ++s.row.top_stalls[f.top_stall];
 }
 
 void PerformanceTally::Finish(Atlas& atlas) {
   for (auto& [key, ptr] : samples_) {
     auto& s = *ptr;
-    s.row.runs = static_cast<int64_t>(s.runs.size());
-    s.row.models = static_cast<int64_t>(s.models.size());
+    s.row.runs = s.runs.runs;
+    s.row.models = static_cast<int64_t>(s.runs.models.size());
+    for (size_t b = 0; b < kBottlenecks; ++b) {
+      if (s.classes[b] > 0) s.row.classes[std::string(BottleneckName(static_cast<Bottleneck>(b)))] = s.classes[b];
+    }
     s.row.sm_pct = SpreadOf(std::move(s.sm));
     s.row.dram_pct = SpreadOf(std::move(s.dram));
     s.row.l1_hit_pct = SpreadOf(std::move(s.l1_hit));

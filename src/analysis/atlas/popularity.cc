@@ -13,39 +13,61 @@ namespace {
 
 struct Tally {
   PopularityRow row;
-  std::set<int64_t> runs;
+  int64_t last_run = -1, runs = 0;
   std::map<std::string, int64_t> model_ns;
+  int64_t* run_model_ns = nullptr;  // model_ns of the current run's model
+};
+
+// A kernel name of the selected runs, by its string id: what its rows add to, found once.
+struct Name {
+  KernelIdentity identity;
+  Tally* tally = nullptr;
+  std::pair<int64_t, int64_t>* family_runs = nullptr;  // the family's (last run, runs)
 };
 
 }  // namespace
 
 Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
   auto q = store.db().Prepare(
-      "SELECT s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1");
+      "SELECT k.name_id, s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id "
+      "WHERE k.run_id = ?1");
   if (!q.ok()) return q.error();
-  std::unordered_map<std::string, KernelIdentity> names;  // a name's identity, computed once
+  std::unordered_map<int64_t, Name> names;  // a name's identity and rows, computed once
   NsysFacts facts;
-  std::map<std::string, std::set<int64_t>> family_runs;
+  std::map<std::string, std::pair<int64_t, int64_t>> family_runs;
   std::map<std::string, Tally> tallies;
   std::map<std::string, int64_t> model_ns;
   for (auto& run : atlas.runs) {
     q->Reset();
     q->Bind(1, run.id);
     while (q->Step()) {
-      const std::string name = q->Text(0);
-      const int64_t n = q->Int(1), ns = q->Int(2);
-      auto it = names.find(name);
+      const int64_t name_id = q->Int(0), n = q->Int(2), ns = q->Int(3);
+      auto it = names.find(name_id);
       if (it == names.end()) {
-        it = names.emplace(name, IdentifyKernel(name)).first;
+        const std::string name = q->Text(1);
+        Name added{IdentifyKernel(name)};
         facts.names.emplace(KernelMatchKey(name), name);
+        const std::string& key = atlas.grouping == Grouping::kFamily ? added.identity.family : name;
+        Tally& t = tallies[key];
+        if (t.last_run < 0) {
+          t.row = {key, added.identity.family, std::string(LibraryName(added.identity.library)), 0, 0, 0, 0, {}};
+        }
+        added.tally = &t;
+        added.family_runs = &family_runs.try_emplace(added.identity.family, -1, 0).first->second;
+        it = names.emplace(name_id, std::move(added)).first;
       }
-      const auto& id = it->second;
-      const std::string& key = atlas.grouping == Grouping::kFamily ? id.family : name;
-      auto& t = tallies[key];
-      if (t.runs.empty()) t.row = {key, id.family, std::string(LibraryName(id.library)), 0, 0, 0, 0, {}};
-      t.runs.insert(run.id);
-      family_runs[id.family].insert(run.id);
-      t.model_ns[run.model] += ns;
+      Name& name = it->second;
+      Tally& t = *name.tally;
+      if (t.last_run != run.id) {
+        t.last_run = run.id;
+        ++t.runs;
+        t.run_model_ns = &t.model_ns[run.model];
+      }
+      if (name.family_runs->first != run.id) {
+        name.family_runs->first = run.id;
+        ++name.family_runs->second;
+      }
+      *t.run_model_ns += ns;
       t.row.launches += n;
       t.row.gpu_time_ns += ns;
       run.launches += n;
@@ -55,7 +77,7 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
     model_ns[run.model] += run.kernel_ns;
   }
   for (auto& [key, t] : tallies) {
-    t.row.runs = static_cast<int64_t>(t.runs.size());
+    t.row.runs = t.runs;
     t.row.models = static_cast<int64_t>(t.model_ns.size());
     for (const auto& [model, ns] : t.model_ns) {
       const int64_t all = model_ns[model];
@@ -65,7 +87,7 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
   }
   std::stable_sort(atlas.popularity.begin(), atlas.popularity.end(),
                    [](const PopularityRow& a, const PopularityRow& b) { return a.gpu_time_ns > b.gpu_time_ns; });
-  for (const auto& [family, runs] : family_runs) facts.family_runs[family] = static_cast<int64_t>(runs.size());
+  for (const auto& [family, runs] : family_runs) facts.family_runs[family] = runs.second;
   return facts;
 }
 

@@ -22,11 +22,6 @@ bool MatmulLike(const std::string& family) {
   return false;
 }
 
-std::optional<double> TensorPipePct(const NcuLaunch& l) {
-  if (auto v = l.Number("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active")) return v;
-  return l.Number("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed");
-}
-
 // A signal's description, before any launch is counted: not enough data.
 Signal Describe(std::string id, std::string title, std::vector<std::string> metrics, std::string rule,
                 std::string detail_name, std::string advice) {
@@ -42,7 +37,7 @@ Signal Describe(std::string id, std::string title, std::vector<std::string> metr
 
 struct Tally {
   int64_t launches = 0, matching = 0;
-  std::set<std::string> models;
+  RunsAndModels models;        // of the matching launches
   std::vector<double> detail;  // the pattern's figure over the matching launches
 };
 
@@ -59,30 +54,36 @@ struct SignalsTally::Family {
 };
 
 void SignalsTally::Add(const ProfiledLaunch& l) {
-  auto& ptr = families_[l.identity.family];
-  if (!ptr) {
-    ptr = std::make_shared<Family>();
-    ptr->library = std::string(LibraryName(l.identity.library));
+  Family* found = by_name_.Find(l.name_index);
+  if (found == nullptr) {
+    auto& ptr = families_[l.identity.family];
+    if (!ptr) {
+      ptr = std::make_shared<Family>();
+      ptr->library = std::string(LibraryName(l.identity.library));
+    }
+    found = ptr.get();
+    by_name_.Set(l.name_index, found);
   }
-  auto& f = *ptr;
-  const auto& e = l.diagnosis.evidence;
+  auto& f = *found;
+  const auto& e = l.launch.figures;
   const auto& c = config_.classify;
   auto count = [&](Kind k, bool match, double detail) {
     auto& t = f.kinds[k];
     ++t.launches;
     if (!match) return;
     ++t.matching;
-    t.models.insert(l.run.model);
+    t.models.Add(l);
     t.detail.push_back(detail);
   };
-  if (e.dram_pct && e.l2_hit_pct) {
-    count(kMemoryL2, *e.dram_pct >= c.busy_pct && *e.l2_hit_pct < c.low_l2_hit_pct, *e.l2_hit_pct);
-  }
+  const auto& dram = e.class_figures.dram_pct;
+  const auto& l2_hit = e.class_figures.l2_hit_pct;
+  const auto& sm = e.class_figures.sm_pct;
+  if (dram && l2_hit) count(kMemoryL2, *dram >= c.busy_pct && *l2_hit < c.low_l2_hit_pct, *l2_hit);
   if (MatmulLike(l.identity.family)) {
-    const auto tensor = TensorPipePct(l.launch);
-    const RooflinePoint* point = l.roof_point;
-    if (tensor && (e.sm_pct || point != nullptr)) {
-      const bool compute_bound = (e.sm_pct && *e.sm_pct >= c.busy_pct) || (point != nullptr && !point->MemoryBound());
+    const auto& tensor = e.tensor_pipe_pct;
+    const auto& roof_memory_bound = e.roof_memory_bound;  // set where the launch has a roofline point
+    if (tensor && (sm || roof_memory_bound)) {
+      const bool compute_bound = (sm && *sm >= c.busy_pct) || (roof_memory_bound && !*roof_memory_bound);
       count(kMatmulTensor, compute_bound && *tensor < config_.atlas.low_tensor_pct, *tensor);
     }
   }
@@ -91,7 +92,7 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
           e.occupancy_limiter == "registers" && *e.theoretical_occupancy_pct < config_.atlas.register_occupancy_pct,
           *e.theoretical_occupancy_pct);
   }
-  if (e.waves) f.waves.push_back(*e.waves);
+  if (e.class_figures.waves) f.waves.push_back(*e.class_figures.waves);
 }
 
 void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
@@ -180,8 +181,7 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
       const double share = 100.0 * static_cast<double>(tally.matching) / static_cast<double>(tally.launches);
       if (tally.matching == 0 || share < t.signal_share_pct) continue;
       auto n = nsys.find(family);
-      flagged.push_back({family, ptr->library, tally.launches, tally.matching,
-                         std::vector<std::string>(tally.models.begin(), tally.models.end()),
+      flagged.push_back({family, ptr->library, tally.launches, tally.matching, tally.models.ModelNames(atlas),
                          n != nsys.end() ? n->second.ns : 0, SpreadOf(tally.detail).median, std::nullopt});
     }
     finish(signals[k], std::move(flagged));

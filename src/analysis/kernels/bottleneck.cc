@@ -30,7 +30,6 @@ std::string StallMetrics(StallForm form) {
 }
 
 void Launch(Diagnosis& d, double us, double sm, double mem) {
-  d.bottleneck = Bottleneck::kLaunch;
   d.why = fmt::format("{:.2f} us with {:.2f} waves: the GPU is barely filled (SM {:.1f}%, memory {:.1f}%)", us,
                       *d.evidence.waves, sm, mem);
   d.basis.insert(d.basis.end(), {"gpu__time_duration.sum", "launch__waves_per_multiprocessor"});
@@ -40,7 +39,6 @@ void Launch(Diagnosis& d, double us, double sm, double mem) {
 }
 
 void Mixed(Diagnosis& d, double sm, double mem) {
-  d.bottleneck = Bottleneck::kMixed;
   d.why =
       fmt::format("SM {:.1f}% and memory {:.1f}% of peak are both high: the kernel is close to both roofs", sm, mem);
   d.advice = {
@@ -50,23 +48,20 @@ void Mixed(Diagnosis& d, double sm, double mem) {
 }
 
 void Compute(Diagnosis& d, double sm, double mem) {
-  d.bottleneck = Bottleneck::kCompute;
   d.why = fmt::format("SM throughput {:.1f}% of peak, memory {:.1f}%", sm, mem);
   d.advice = {"use tensor cores with a lower precision (BF16/FP8) where accuracy allows",
               "cut instructions: check the instruction mix and remove redundant work",
               "the kernel is near the compute roof; a better algorithm, not tuning, moves it further"};
 }
 
-// Memory-bound: by DRAM when DRAM itself is busy (and then whether L2 serves it), else by
-// the on-chip memories (L1 and shared memory, L2). A streaming kernel's L2 throughput can
-// read above its DRAM's; DRAM near its peak is still what limits it.
+// Memory-bound (the class already decided by Classify): by DRAM, with or without L2 serving
+// it, or by the on-chip memories (L1 and shared memory, L2).
 void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
   const Evidence& e = d.evidence;
   if (e.dram_pct) d.basis.push_back(e.dram_metric);
-  if (!e.dram_pct || *e.dram_pct < t.busy_pct) {
+  if (d.bottleneck == Bottleneck::kOnChip) {
     if (e.l1_pct) d.basis.emplace_back(kL1);
     if (e.l2_pct) d.basis.emplace_back(kL2);
-    d.bottleneck = Bottleneck::kOnChip;
     d.why = fmt::format(
         "memory throughput {:.1f}% of peak while DRAM is at {} (L1 {}, L2 {}): the on-chip memories "
         "are the limit",
@@ -77,8 +72,7 @@ void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
     return;
   }
   if (e.l2_hit_pct) d.basis.emplace_back(kL2Hit);
-  if (e.l2_hit_pct && *e.l2_hit_pct < t.low_l2_hit_pct) {
-    d.bottleneck = Bottleneck::kCache;
+  if (d.bottleneck == Bottleneck::kCache) {
     d.why = fmt::format(
         "DRAM {:.1f}% of peak while only {:.1f}% of L2 lookups hit (below {:.0f}%): the bytes come "
         "from DRAM, not from the caches",
@@ -91,7 +85,6 @@ void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
         "DRAM-bound, move fewer bytes (lower precision)"};
     return;
   }
-  d.bottleneck = Bottleneck::kMemory;
   d.why = fmt::format("DRAM {:.1f}% of peak (L2 hit rate {})", *e.dram_pct, Pct(e.l2_hit_pct));
   d.advice = {"move fewer bytes: fuse with the producer/consumer, keep data in lower precision",
               "reuse data through shared memory or L2 (tiling) to raise arithmetic intensity",
@@ -100,7 +93,6 @@ void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
 
 void Latency(Diagnosis& d, double sm, double mem, const ClassifyThresholds& t) {
   const Evidence& e = d.evidence;
-  d.bottleneck = Bottleneck::kLatency;
   const std::string occupancy = e.achieved_occupancy_pct ? "achieved occupancy " + Pct(e.achieved_occupancy_pct)
                                 : e.theoretical_occupancy_pct
                                     ? "theoretical occupancy " + Pct(e.theoretical_occupancy_pct)
@@ -141,8 +133,31 @@ std::string_view BottleneckName(Bottleneck b) {
   return "unknown";
 }
 
+ClassFigures ClassFiguresOf(const Evidence& e) {
+  return {e.duration_ns, e.sm_pct, e.memory_pct, e.dram_pct, e.l2_hit_pct, e.waves};
+}
+
 // In this order: launch (short, less than a wave, nothing busy), mixed (SM and memory both
-// busy), compute, memory (DRAM, then whether L2 serves it; or L1/L2), latency/occupancy.
+// busy), compute, memory (DRAM, then whether L2 serves it; or L1/L2), latency/occupancy. A
+// streaming kernel's L2 throughput can read above its DRAM's; DRAM near its peak is still
+// what limits it.
+Bottleneck Classify(const ClassFigures& f, const ClassifyThresholds& t) {
+  if (!f.sm_pct || !f.memory_pct) return Bottleneck::kUnknown;
+  const double sm = *f.sm_pct, mem = *f.memory_pct;
+  const bool idle = sm < t.busy_pct && mem < t.busy_pct;
+  if (idle && f.duration_ns && f.waves && *f.duration_ns / 1000.0 < t.launch_us && *f.waves < t.launch_waves) {
+    return Bottleneck::kLaunch;
+  }
+  if (sm >= t.busy_pct && mem >= t.busy_pct) return Bottleneck::kMixed;
+  if (sm >= t.busy_pct) return Bottleneck::kCompute;
+  if (mem >= t.busy_pct) {
+    if (!f.dram_pct || *f.dram_pct < t.busy_pct) return Bottleneck::kOnChip;
+    if (f.l2_hit_pct && *f.l2_hit_pct < t.low_l2_hit_pct) return Bottleneck::kCache;
+    return Bottleneck::kMemory;
+  }
+  return Bottleneck::kLatency;
+}
+
 Diagnosis Diagnose(const NcuLaunch& l, const ClassifyThresholds& t) {
   Diagnosis d;
   d.evidence = GatherEvidence(l);
@@ -162,17 +177,16 @@ Diagnosis Diagnose(const NcuLaunch& l, const ClassifyThresholds& t) {
   }
   const double sm = *e.sm_pct, mem = *e.memory_pct;
   d.basis = {std::string(kSm), e.memory_metric};
-  const bool idle = sm < t.busy_pct && mem < t.busy_pct;
-  if (idle && e.duration_ns && e.waves && *e.duration_ns / 1000.0 < t.launch_us && *e.waves < t.launch_waves) {
-    Launch(d, *e.duration_ns / 1000.0, sm, mem);
-  } else if (sm >= t.busy_pct && mem >= t.busy_pct) {
-    Mixed(d, sm, mem);
-  } else if (sm >= t.busy_pct) {
-    Compute(d, sm, mem);
-  } else if (mem >= t.busy_pct) {
-    Memory(d, mem, t);
-  } else {
-    Latency(d, sm, mem, t);
+  d.bottleneck = Classify(ClassFiguresOf(e), t);
+  switch (d.bottleneck) {
+    case Bottleneck::kLaunch: Launch(d, *e.duration_ns / 1000.0, sm, mem); break;
+    case Bottleneck::kMixed: Mixed(d, sm, mem); break;
+    case Bottleneck::kCompute: Compute(d, sm, mem); break;
+    case Bottleneck::kMemory:
+    case Bottleneck::kOnChip:
+    case Bottleneck::kCache: Memory(d, mem, t); break;
+    case Bottleneck::kLatency:
+    case Bottleneck::kUnknown: Latency(d, sm, mem, t); break;
   }
   std::sort(d.basis.begin(), d.basis.end());
   d.basis.erase(std::unique(d.basis.begin(), d.basis.end()), d.basis.end());

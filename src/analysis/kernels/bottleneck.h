@@ -70,4 +70,16 @@ struct Diagnosis {
 
 Diagnosis Diagnose(const NcuLaunch& launch, const ClassifyThresholds& t);
 
+// The figures the class rests on (a part of Evidence): what a profiled launch's stored
+// figures (ncu_launch_figures, analysis/kernels/launch_figures.h) keep so that the class can be
+// decided again under other thresholds without the launch's metrics.
+struct ClassFigures {
+  std::optional<double> duration_ns, sm_pct, memory_pct, dram_pct, l2_hit_pct, waves;
+  friend bool operator==(const ClassFigures&, const ClassFigures&) = default;
+};
+ClassFigures ClassFiguresOf(const Evidence& e);
+
+// The class alone, as Diagnose decides it (kUnknown without SM and memory throughput).
+Bottleneck Classify(const ClassFigures& f, const ClassifyThresholds& t);
+
 }  // namespace kscope::analysis
