@@ -45,7 +45,7 @@ CREATE TABLE source_file (
   bytes          INTEGER NOT NULL,  -- file size
   rows_read      INTEGER NOT NULL,  -- rows the importer kept
   rows_skipped   INTEGER NOT NULL,  -- rows it could not use (see import_problem)
-  content_hash   TEXT               -- FNV-1a of its bytes ('fnv1a64:' and 16 hex digits): the same content is
+  content_hash   TEXT               -- XXH3 of its bytes ('xxh3-64:' and 16 hex digits): the same content is
                                     -- not imported again without --force
 );
 CREATE INDEX source_file_run ON source_file(run_id);

@@ -10,7 +10,8 @@ inline constexpr int kSchemaVersion = 7;  // 2: ncu_launch, ncu_metric, ncu_rule
                                           // 4: thread_name; 5: run.nsys_export_version, run.nsys_tool_version;
                                           // 6: source_file.content_hash; the views v_runs,
                                           //    v_kernels, v_ncu_launches, v_ncu_metrics;
-                                          // 7: ncu_launch_figures, v_ncu_launch_figures
+                                          // 7: ncu_launch_figures, v_ncu_launch_figures; content_hash
+                                          //    XXH3 (xxh3-64:) instead of FNV-1a
 
 // The DDL that creates an empty store. Each column carries its meaning as a comment, and
 // docs/schema.md is written from the same text.

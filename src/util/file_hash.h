@@ -7,7 +7,9 @@
 
 namespace kscope {
 
-// "fnv1a64:" and 16 hex digits: FNV-1a (64 bits) of every byte of the file.
+// "xxh3-64:" and 16 hex digits: XXH3 (64 bits) of every byte of the file (xxHash, from
+// Debian's libxxhash-dev; about 10 GB/s, where the byte-wise FNV-1a of schema 6 ran at well
+// under 1 GB/s and was half of a large .ncu-rep's import).
 Result<std::string> FileContentHash(const std::string& path);
 
 }  // namespace kscope
