@@ -36,6 +36,16 @@ std::string Joined(const std::vector<std::string>& items) {
 
 nlohmann::json OptJson(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
+// Whether an outlier has its launching op's shapes: the outliers table then has their column.
+bool OutliersHaveShapes(const Atlas& atlas) {
+  for (const auto& r : atlas.correlates) {
+    for (const auto& o : r.outliers) {
+      if (!o.shape.empty()) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Table AtlasCorrelatesTable(const Atlas& atlas) {
@@ -65,6 +75,8 @@ Table AtlasOutliersTable(const Atlas& atlas) {
                         "Shared Memory (B)", "Launches", "Models", "Median", "% of Family Median"}) {
     t.columns.emplace_back(c);
   }
+  const bool shapes = OutliersHaveShapes(atlas);
+  if (shapes) t.columns.emplace_back("Shape");
   for (const auto& r : atlas.correlates) {
     for (const auto& o : r.outliers) {
       auto row = KeyCells(atlas, r);
@@ -72,6 +84,7 @@ Table AtlasOutliersTable(const Atlas& atlas) {
                              analysis::IdentifyKernel(o.kernel).base, Dims(o.grid), Dims(o.block), OptNum(o.waves, 2),
                              OptNum(o.registers, 0), OptNum(o.shared_bytes, 0), o.launches, Joined(o.models),
                              Num(o.figure, 1), Num(r.median > 0 ? 100.0 * o.figure / r.median : 0, 1)});
+      if (shapes) row.emplace_back(o.shape);
       t.rows.push_back(std::move(row));
     }
   }
@@ -111,6 +124,7 @@ nlohmann::json AtlasCorrelatesJson(const Atlas& atlas) {
                                  {"models", o.models},
                                  {"launches", o.launches},
                                  {"median", o.figure}});
+      if (!o.shape.empty()) row["outliers"].back()["shape"] = o.shape;
     }
     out.push_back(std::move(row));
   }

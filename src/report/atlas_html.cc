@@ -121,6 +121,11 @@ void WriteCorrelates(const nlohmann::json& atlas, std::ostream& out) {
                   out);
   HtmlTable outliers({"Family", "Kernel", "Figure", "Family median", "Grid", "Block", "Waves", "Registers",
                       "Shared memory (B)", "Launches", "Models", "Median"});
+  bool shapes = false;  // the launching ops' shapes, where an outlier has them
+  for (const auto& r : rows) {
+    for (const auto& o : ListField(r, "outliers")) shapes = shapes || !TextField(o, "shape").empty();
+  }
+  if (shapes) outliers.columns.emplace_back("Shape");
   for (const auto& r : rows) {
     for (const auto& o : ListField(r, "outliers")) {
       auto dims = [&](std::string_view key) {
@@ -141,6 +146,7 @@ void WriteCorrelates(const nlohmann::json& atlas, std::ostream& out) {
                                Num(CountText(IntegerField(o, "launches"))),
                                {ListText(Field(o, "models"))},
                                Num(DecimalText(NumberField(o, "median")))});
+      if (shapes) outliers.rows.back().push_back({TextField(o, "shape")});
     }
   }
   out << "<h3>Outliers: launch configurations far below their family's median</h3>\n";

@@ -263,6 +263,10 @@ CREATE TABLE ncu_launch_figures (
                                  -- ('FP32', 'Tensor BF16', ...); NULL: no FP work or no roofline metrics
   roof_pct    REAL,              -- its achieved FLOP/s, % of the roof at its arithmetic intensity
   roof_memory_bound INTEGER,     -- 1: below the ridge (the memory side of the roofline), 0: the compute side
+  shape       TEXT,              -- the input shapes of the PyTorch op that launched it, 'aten::mm [[2048, 1024],
+                                 -- [1024, 3584]]': the innermost op range with sizes (nsys
+                                 -- --pytorch=autograd-shapes-nvtx) around the launching call of its nsys
+                                 -- kernel (ncu_launch.kernel_index); NULL when unknown
   PRIMARY KEY (run_id, launch_id),
   FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
@@ -306,7 +310,7 @@ CREATE VIEW v_ncu_launch_figures AS
 SELECT f.run_id, f.launch_id, s.value AS kernel_name, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z,
        f.duration_ns, f.sm_pct, f.memory_pct, f.dram_pct, f.l1_hit_pct, f.l2_hit_pct, f.achieved_occupancy_pct,
        f.theoretical_occupancy_pct, f.occupancy_limiter, f.top_stall, f.waves, f.registers, f.shared_bytes,
-       f.tensor_pipe_pct, f.roof_precision, f.roof_pct, f.roof_memory_bound
+       f.tensor_pipe_pct, f.roof_precision, f.roof_pct, f.roof_memory_bound, f.shape
 FROM ncu_launch_figures f
 JOIN ncu_launch l ON l.run_id = f.run_id AND l.id = f.launch_id
 JOIN string s ON s.id = l.name_id;

@@ -102,10 +102,10 @@ TEST_F(QueryTest, LaunchFiguresViewHoldsWhatKernelsShows) {
   EXPECT_EQ(Csv(report::QueryTable(s->db(), "SELECT * FROM v_ncu_launch_figures")),
             "run_id,launch_id,kernel_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,duration_ns,sm_pct,memory_pct,"
             "dram_pct,l1_hit_pct,l2_hit_pct,achieved_occupancy_pct,theoretical_occupancy_pct,occupancy_limiter,"
-            "top_stall,waves,registers,shared_bytes,tensor_pipe_pct,roof_precision,roof_pct,roof_memory_bound\n"
+            "top_stall,waves,registers,shared_bytes,tensor_pipe_pct,roof_precision,roof_pct,roof_memory_bound,shape\n"
             "1,0,\"void tiled_gemm<16>(int, const float *, const float *, float *)\",64,64,1,16,16,1,364480.0,"
             "70.116773,89.585764,0.478796,1.998345,95.593,91.22817,100.0,registers,mio_throttle,3.88,32.0,3072.0,"
-            "0.025279,FP32,11.6633488517992,0\n");
+            "0.025279,FP32,11.6633488517992,0,\n");
   // The figures that are one metric each are that metric's value.
   EXPECT_EQ(Csv(report::QueryTable(
                 s->db(),

@@ -68,21 +68,24 @@ enum class Figure { kRoof, kSm };
 std::string_view FigureName(Figure f);  // "% of roof", "SM %"
 
 // A launch parameter the correlates bin launches by.
-enum class Parameter { kWaves, kGridBlocks, kBlockThreads, kRegisters, kSharedMemory };
-std::string_view ParameterName(Parameter p);  // "waves per SM", "grid blocks", ...
+// kShape: the launching PyTorch op and its input shapes (ncu_launch_figures.shape), where the
+// nsys capture recorded them; its bins are the shapes with most launches, most first.
+enum class Parameter { kWaves, kGridBlocks, kBlockThreads, kRegisters, kSharedMemory, kShape };
+std::string_view ParameterName(Parameter p);  // "waves per SM", "grid blocks", ..., "shape"
 
 struct CorrelateBin {
   Parameter parameter = Parameter::kWaves;
-  std::string bin;   // "[1, 2)", "64-255", "256", "33-64", "16-64 KiB"
-  double lower = 0;  // the bin's lower edge, for order
+  std::string bin;   // "[1, 2)", "64-255", "256", "33-64", "16-64 KiB", "aten::mm [[2048, 1024], [1024, 3584]]"
+  double lower = 0;  // the bin's lower edge, for order; a shape's rank (0: most launches)
   Spread figure;     // over the bin's launches that have the family's figure
 };
 
-// A launch configuration (kernel, grid, block, registers, shared memory) of a family.
+// A launch configuration (kernel, grid, block, registers, shared memory, shape) of a family.
 struct LaunchConfig {
   std::string kernel;  // nsys's spelling where a selected run's nsys data has it, else ncu's
   std::array<int64_t, 3> grid{}, block{};
   std::optional<double> waves, registers, shared_bytes;
+  std::string shape;                // the launching PyTorch op and its input shapes; "" when unknown
   std::vector<std::string> models;  // sorted
   int64_t launches = 0;
   double figure = 0;  // the median over its launches

@@ -20,7 +20,11 @@ struct Sample {
   std::optional<double> roof, sm;
   std::optional<double> params[5];  // by kParameters' order
   size_t config = 0;                // index into the family's configurations
+  int shape = -1;                   // index into the family's shapes; -1 when unknown
 };
+
+// The shapes with most launches a family's shape bins show.
+constexpr size_t kMaxShapeBins = 8;
 
 constexpr double kWaveEdges[] = {0, 0.25, 0.5, 1, 2, 4, 8, 16};
 constexpr double kSharedKiB[] = {0, 4, 16, 64, 256};
@@ -43,6 +47,7 @@ BinPosition BinOf(Parameter p, double v) {
     }
     case Parameter::kBlockThreads: return {v, 0};
     case Parameter::kRegisters: return {32 * std::max(0.0, std::ceil(v / 32) - 1) + 1, 0};
+    case Parameter::kShape: return {};  // binned by name (ShapeBins)
     case Parameter::kSharedMemory: {
       if (v <= 0) return {0, 0};
       size_t i = 0;
@@ -66,6 +71,7 @@ std::string BinLabel(Parameter p, const BinPosition& bin) {
       return lower >= 65536 ? std::string("65536+") : fmt::format("{:g}-{:g}", lower, lower * 4 - 1);
     case Parameter::kBlockThreads: return fmt::format("{:g}", lower);
     case Parameter::kRegisters: return fmt::format("{:g}-{:g}", lower, lower + 31);
+    case Parameter::kShape: return "";
     case Parameter::kSharedMemory: {
       if (bin.second == 0) return "0";
       const double kib = lower / 1024;
@@ -78,8 +84,8 @@ std::string BinLabel(Parameter p, const BinPosition& bin) {
 }
 
 // A launch configuration: the kernel (ProfiledLaunch::kernel_index), grid, block, registers
-// and shared memory (-1 when not measured).
-using ConfigKey = std::tuple<size_t, std::array<int64_t, 3>, std::array<int64_t, 3>, double, double>;
+// and shared memory (-1 when not measured), and shape (-1 when unknown).
+using ConfigKey = std::tuple<size_t, std::array<int64_t, 3>, std::array<int64_t, 3>, double, double, int>;
 
 }  // namespace
 
@@ -92,6 +98,7 @@ std::string_view ParameterName(Parameter p) {
     case Parameter::kBlockThreads: return "block threads";
     case Parameter::kRegisters: return "registers per thread";
     case Parameter::kSharedMemory: return "shared memory per block";
+    case Parameter::kShape: return "shape";
   }
   return "";
 }
@@ -102,6 +109,8 @@ struct CorrelatesTally::Family {
   std::map<ConfigKey, size_t> config_index;
   std::vector<LaunchConfig> configs;
   std::vector<RunsAndModels> config_models;
+  std::map<std::string, int, std::less<>> shape_index;
+  std::vector<std::string> shapes;
 };
 
 void CorrelatesTally::Add(const ProfiledLaunch& l) {
@@ -127,7 +136,15 @@ void CorrelatesTally::Add(const ProfiledLaunch& l) {
   s.params[2] = static_cast<double>(k.block[0] * k.block[1] * k.block[2]);
   s.params[3] = figures.registers;
   s.params[4] = figures.shared_bytes;
-  const ConfigKey key{l.kernel_index, k.grid, k.block, s.params[3].value_or(-1), s.params[4].value_or(-1)};
+  if (!k.shape.empty()) {
+    auto shape = f.shape_index.find(k.shape);
+    if (shape == f.shape_index.end()) {
+      shape = f.shape_index.emplace(k.shape, static_cast<int>(f.shapes.size())).first;
+      f.shapes.push_back(k.shape);
+    }
+    s.shape = shape->second;
+  }
+  const ConfigKey key{l.kernel_index, k.grid, k.block, s.params[3].value_or(-1), s.params[4].value_or(-1), s.shape};
   auto [it, added] = f.config_index.emplace(key, f.configs.size());
   if (added) {
     LaunchConfig c;
@@ -137,6 +154,7 @@ void CorrelatesTally::Add(const ProfiledLaunch& l) {
     c.waves = s.params[0];
     c.registers = s.params[3];
     c.shared_bytes = s.params[4];
+    if (s.shape >= 0) c.shape = f.shapes[static_cast<size_t>(s.shape)];
     f.configs.push_back(std::move(c));
     f.config_models.emplace_back();
   }
@@ -175,6 +193,25 @@ void CorrelatesTally::Finish(Atlas& atlas) {
       for (auto& [bin, values] : bins) {
         row.bins.push_back({kParameters[p], BinLabel(kParameters[p], bin), bin.first, SpreadOf(std::move(values))});
       }
+    }
+    // By shape: the shapes with most launches (then by name), a bounded number of them.
+    std::vector<std::vector<double>> per_shape(f.shapes.size());
+    for (const Sample& s : f.samples) {
+      auto v = figure(s);
+      if (v && s.shape >= 0) per_shape[static_cast<size_t>(s.shape)].push_back(*v);
+    }
+    std::vector<size_t> ranked;
+    for (size_t i = 0; i < per_shape.size(); ++i) {
+      if (!per_shape[i].empty()) ranked.push_back(i);
+    }
+    std::sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
+      if (per_shape[a].size() != per_shape[b].size()) return per_shape[a].size() > per_shape[b].size();
+      return f.shapes[a] < f.shapes[b];
+    });
+    if (ranked.size() > kMaxShapeBins) ranked.resize(kMaxShapeBins);
+    for (size_t rank = 0; rank < ranked.size(); ++rank) {
+      row.bins.push_back({Parameter::kShape, f.shapes[ranked[rank]], static_cast<double>(rank),
+                          SpreadOf(std::move(per_shape[ranked[rank]]))});
     }
     for (size_t c = 0; c < f.configs.size(); ++c) {
       if (per_config[c].empty()) continue;

@@ -1,5 +1,6 @@
 #include "analysis/kernels/launch_figures.h"
 
+#include "analysis/kernels/launch_shapes.h"
 #include "analysis/kernels/roofline.h"
 
 namespace kscope::analysis {
@@ -33,7 +34,7 @@ namespace {
 constexpr const char* kColumns =
     "duration_ns, sm_pct, memory_pct, dram_pct, l1_hit_pct, l2_hit_pct, achieved_occupancy_pct, "
     "theoretical_occupancy_pct, occupancy_limiter, top_stall, waves, registers, shared_bytes, tensor_pipe_pct, "
-    "roof_precision, roof_pct, roof_memory_bound";
+    "roof_precision, roof_pct, roof_memory_bound, shape";
 
 std::optional<std::string_view> NonEmpty(const std::string& s) {
   return s.empty() ? std::nullopt : std::optional<std::string_view>(s);
@@ -62,8 +63,10 @@ Status MaterializeLaunchFigures(store::Store& store, int64_t run_id) {
   KSCOPE_RETURN_IF_ERROR(del->Bind(1, run_id).Run());
   auto launches = LoadNcuLaunches(store, run_id);
   if (!launches.ok()) return launches.error();
+  auto shapes = LaunchShapes(store, run_id);
+  if (!shapes.ok()) return shapes.error();
   auto ins = db.Prepare(std::string("INSERT INTO ncu_launch_figures (run_id, launch_id, ") + kColumns +
-                        ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
+                        ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)");
   if (!ins.ok()) return ins.error();
   for (const NcuLaunch& l : *launches) {
     const LaunchFigures f = FiguresOf(l);
@@ -78,6 +81,11 @@ Status MaterializeLaunchFigures(store::Store& store, int64_t run_id) {
       s.Bind(19, int64_t{*f.roof_memory_bound ? 1 : 0});
     } else {
       s.BindNull(19);
+    }
+    if (auto shape = shapes->find(l.id); shape != shapes->end()) {
+      s.Bind(20, std::string_view(shape->second));
+    } else {
+      s.BindNull(20);
     }
     KSCOPE_RETURN_IF_ERROR(s.Run());
   }
@@ -122,6 +130,7 @@ Status StoredLaunchReader::ForEach(int64_t run_id, const std::function<void(cons
     AssignText(q_, 22, f.roof_precision);
     f.roof_pct = OptDouble(q_, 23);
     f.roof_memory_bound = q_.IsNull(24) ? std::nullopt : std::optional<bool>(q_.Int(24) != 0);
+    AssignText(q_, 25, l.shape);
     fn(l);
   }
   return q_.status();

@@ -23,7 +23,20 @@ std::optional<int64_t> NumberAfter(std::string_view text, std::string_view key) 
   return v;
 }
 
+// The bracketed list that starts at `at` ("[[1, 2], []]"), "" when its brackets do not close.
+std::string_view BracketedAt(std::string_view text, size_t at) {
+  if (at >= text.size() || text[at] != '[') return {};
+  int depth = 0;
+  for (size_t i = at; i < text.size(); ++i) {
+    if (text[i] == '[') ++depth;
+    if (text[i] == ']' && --depth == 0) return text.substr(at, i + 1 - at);
+  }
+  return {};
+}
+
 }  // namespace
+
+std::string ShapeText(const TorchOpRange& op) { return op.sizes.empty() ? "" : op.op + " " + op.sizes; }
 
 std::optional<TorchOpRange> ParseTorchOpRange(std::string_view text) {
   constexpr std::string_view kOpId = ", op_id = ";
@@ -39,6 +52,10 @@ std::optional<TorchOpRange> ParseTorchOpRange(std::string_view text) {
   r.op = std::string(text.substr(0, name_end));
   if (seq_at != std::string_view::npos && seq_at < op_id_at) r.seq = NumberAfter(text, kSeq);
   r.backward = r.op.find("Backward") != std::string::npos || r.op.starts_with("autograd::engine::");
+  constexpr std::string_view kSizes = ", sizes = ";
+  if (const size_t sizes_at = text.find(kSizes); sizes_at != std::string_view::npos) {
+    r.sizes = std::string(BracketedAt(text, sizes_at + kSizes.size()));
+  }
   return r;
 }
 

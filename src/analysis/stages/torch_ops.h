@@ -23,7 +23,11 @@ struct TorchOpRange {
   std::optional<int64_t> seq;  // the autograd sequence number, when the op has one
   int64_t op_id = 0;
   bool backward = false;  // a backward function ("...Backward0", its evaluate_function wrapper)
+  std::string sizes;      // the input shapes of shape-recording captures, "[[2048, 1024], []]"; "" without
 };
+
+// "aten::mm [[2048, 1024], [1024, 3584]]": the op and its input shapes; "" when it has none.
+std::string ShapeText(const TorchOpRange& op);
 
 // nullopt when `text` is not one of PyTorch's operator ranges.
 std::optional<TorchOpRange> ParseTorchOpRange(std::string_view text);
