@@ -70,9 +70,10 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   bool first = true;
   for (const char* view : kViews) {
     if (!a.views.empty() && std::find(a.views.begin(), a.views.end(), view) == a.views.end()) continue;
-    for (const auto& table : ViewTables(view, *atlas)) {
+    for (auto& table : ViewTables(view, *atlas)) {
       if (!first) std::cout << "\n";
       first = false;
+      if (format == report::Format::kTable) report::ShortenShapes(table);
       report::Write(table, format, std::cout);
     }
   }

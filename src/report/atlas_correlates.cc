@@ -91,6 +91,18 @@ Table AtlasOutliersTable(const Atlas& atlas) {
   return t;
 }
 
+void ShortenShapes(Table& t) {
+  constexpr size_t kMax = 80;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (t.columns[c] != "Bin" && t.columns[c] != "Shape") continue;
+    for (auto& row : t.rows) {
+      if (c >= row.size()) continue;
+      const std::string text = CellText(row[c]);
+      if (text.size() > kMax) row[c] = text.substr(0, kMax - 3) + "...";
+    }
+  }
+}
+
 nlohmann::json AtlasCorrelatesJson(const Atlas& atlas) {
   using nlohmann::json;
   json out = json::array();

@@ -26,6 +26,11 @@ Table AtlasCorrelatesTable(const analysis::atlas::Atlas& atlas);
 // waves, registers, shared memory, launches, models, its median and its % of the family's.
 Table AtlasOutliersTable(const analysis::atlas::Atlas& atlas);
 
+// For the terminal: each shape cell of the two tables above (a bin of the shape parameter, an
+// outlier's shape) longer than 80 characters cut to its first 77 and "..." (a foreach op lists
+// hundreds of tensors); CSV and JSON keep it whole.
+void ShortenShapes(Table& table);
+
 // Per signal: its state, how many families show it of those with the metrics, their models
 // and share of GPU time, the rule and the metrics it rests on.
 Table AtlasSignalsTable(const analysis::atlas::Atlas& atlas);

@@ -10,6 +10,7 @@
 #include "analysis/names/kernel_names.h"
 #include "analysis/stages/torch_ops.h"
 #include "analysis/timeline/nsys_events.h"
+#include "report/atlas_report.h"
 #include "zoo_support.h"
 
 namespace kscope {
@@ -125,6 +126,20 @@ TEST(LaunchShapes, AtlasBinsEachFamilyByShape) {
     if (b.parameter == analysis::atlas::Parameter::kShape) bins.push_back({-b.figure.launches, b.bin});
   }
   EXPECT_EQ(bins, expected);
+  // The terminal's table: a shape longer than 80 characters is cut to its first 77 and "...".
+  auto full = report::AtlasCorrelatesTable(*atlas);
+  auto shortened = full;
+  report::ShortenShapes(shortened);
+  const size_t bin = 5;  // Family, Library, Figure, Launches, Median, Parameter, Bin
+  ASSERT_EQ(full.columns[bin + 1], "Bin");
+  int64_t cut = 0;
+  for (size_t r = 0; r < full.rows.size(); ++r) {
+    const std::string text = report::CellText(full.rows[r][bin + 1]);
+    const std::string shown = report::CellText(shortened.rows[r][bin + 1]);
+    EXPECT_EQ(shown, text.size() > 80 ? text.substr(0, 77) + "..." : text);
+    cut += text.size() > 80 ? 1 : 0;
+  }
+  EXPECT_EQ(cut, 8) << "bins of ops with long input lists (1,486 characters the longest)";
 }
 
 }  // namespace
