@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "analysis/kernels/launch_figures.h"
 #include "analysis/kernels/ncu_timeline_link.h"
@@ -20,6 +23,27 @@
 namespace kscope::import {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A bulk load: the writers assign every key they insert (run and launch ids, string ids), so
+// SQLite's check of each row against its parent finds nothing and costs a seventh of a large
+// ncu report's import (45,000 metric rows, two lookups each). The checks are off for the
+// import's transaction and on again after it (SQLite takes the pragma only outside one); the
+// tests check every key after importing each kind of file (PRAGMA foreign_key_check,
+// tests/unit/import_keys_test.cc).
+class ForeignKeyChecksOff {
+ public:
+  explicit ForeignKeyChecksOff(sql::Db& db) : db_(db) { (void)db_.Exec("PRAGMA foreign_keys=OFF"); }
+  ~ForeignKeyChecksOff() { (void)db_.Exec("PRAGMA foreign_keys=ON"); }
+  ForeignKeyChecksOff(const ForeignKeyChecksOff&) = delete;
+  ForeignKeyChecksOff& operator=(const ForeignKeyChecksOff&) = delete;
+
+ private:
+  sql::Db& db_;
+};
+
+}  // namespace
 
 Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vector<std::string>& paths,
                                              const ImportOptions& options, const BeforeCommit& before_commit) {
@@ -43,9 +67,11 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   // so it runs beside that file's own import (started with it, not one thread per file of a
   // large call at once); the store is asked for them before the commit.
   std::vector<std::future<Result<std::string>>> hashing;
+  const ForeignKeyChecksOff bulk_load(store.db());
   auto tx = sql::Transaction::Begin(store.db());
   if (!tx.ok()) return tx.error();
   std::vector<FileOutcome> outcomes;
+  std::vector<std::optional<std::vector<std::pair<int64_t, analysis::LaunchFigures>>>> derived_figures;
   // What the current run's summaries need, gathered over its files; they are derived once
   // its last file is in, and the facts dropped before the next run starts.
   analysis::NsysFacts facts;
@@ -98,6 +124,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
         store.FinishSourceFile(*source_id, result->format_version, result->rows_read, result->rows_skipped));
     KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
     outcomes.push_back({paths[i], run_id, *source_id, result->rows_read, result->rows_skipped});
+    derived_figures.push_back(std::move(result->launch_figures));
   }
   KSCOPE_RETURN_IF_ERROR(finish_run());
   // A file already in the store would count its events twice: refused when asked, and nothing
@@ -124,14 +151,19 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     auto linked = analysis::LinkNcuToTimeline(store, r);
     if (!linked.ok()) return linked.error();
     std::vector<NcuFileOfRun> ncu_files;
+    const std::vector<std::pair<int64_t, analysis::LaunchFigures>>* derived = nullptr;
     for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (outcomes[i].run_id == r && importers[i]->format() != "nsys-sqlite")
+      if (outcomes[i].run_id == r && importers[i]->format() != "nsys-sqlite") {
         ncu_files.push_back({outcomes[i].path, outcomes[i].source_id});
+        if (derived_figures[i]) derived = &*derived_figures[i];
+      }
     }
     if (ncu_files.empty()) continue;
     // Each profiled launch's figures, derived once from all of its metrics (a file may have
-    // added metrics to launches an earlier file brought).
-    KSCOPE_RETURN_IF_ERROR(analysis::MaterializeLaunchFigures(store, r));
+    // added metrics to launches an earlier file brought): as its importer derived them when
+    // one file brought all of the run's launches, else from the store.
+    if (ncu_files.size() > 1) derived = nullptr;
+    KSCOPE_RETURN_IF_ERROR(analysis::MaterializeLaunchFigures(store, r, derived));
     if (options.refuse_unrelated_ncu) KSCOPE_RETURN_IF_ERROR(CheckNcuBelongsToRun(store, r, ncu_files));
   }
   if (before_commit) KSCOPE_RETURN_IF_ERROR(before_commit(outcomes));

@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "analysis/kernels/launch_figures.h"
 #include "analysis/timeline/nsys_facts.h"
 #include "capture/ncu_tool.h"
 #include "store/store.h"
@@ -29,6 +32,10 @@ struct ImportResult {
   int64_t rows_read = 0;       // rows kept
   int64_t rows_skipped = 0;    // bad rows, each recorded in import_problem
   store::Manifest learned;     // what the file says about the run (GPU, versions, command)
+  // The figures of every profiled launch the file brought (launch id, figures), when the
+  // importer derived them as it wrote the metrics and no earlier file's metrics are merged
+  // into those launches; otherwise they are derived from the store after the import.
+  std::optional<std::vector<std::pair<int64_t, analysis::LaunchFigures>>> launch_figures;
 };
 
 class Importer {

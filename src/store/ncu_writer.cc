@@ -40,6 +40,7 @@ Result<NcuWriter> NcuWriter::Open(Store& store, int64_t run_id, int64_t source_i
     w.next_id_ = std::max(w.next_id_, id + 1);
   }
   KSCOPE_RETURN_IF_ERROR(existing->status());
+  w.empty_at_open_ = w.launches_.empty();
   auto launch = db.Prepare(
       "INSERT INTO ncu_launch(run_id, id, source_id, ncu_id, pid, process, host, name_id, context, stream, device, "
       "cc, grid_x, grid_y, grid_z, block_x, block_y, block_z, nvtx) "

@@ -50,6 +50,9 @@ class NcuWriter {
   Status Rule(int64_t launch_id, const NcuRuleRow& rule);
   // Writes the metrics still held; an importer calls it once its file is read.
   Status Finish();
+  // Whether the run had no profiled launches when the writer opened: every launch is then
+  // this file's alone, with no metrics from an earlier file merged in.
+  [[nodiscard]] bool empty_at_open() const { return empty_at_open_; }
 
  private:
   using Identity = std::tuple<int64_t, std::optional<int64_t>, int64_t, std::array<int64_t, 3>, std::array<int64_t, 3>>;
@@ -71,6 +74,7 @@ class NcuWriter {
   Store* store_;
   int64_t run_id_, source_id_;
   int64_t next_id_ = 0;
+  bool empty_at_open_ = true;
   std::map<Identity, int64_t> launches_;
   std::vector<PendingMetric> pending_;
   sql::Stmt insert_launch_, insert_metric_, insert_metrics_, insert_rule_;

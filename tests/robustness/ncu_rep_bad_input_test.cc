@@ -179,7 +179,10 @@ TEST_F(NcuRepBadInput, RandomDamage) {
     EXPECT_EQ(line.rfind("kscope: error: " + p + ": ", 0), 0U) << line;
     EXPECT_EQ(Count(*s, "run") + Count(*s, "ncu_launch") + Count(*s, "ncu_metric") + Count(*s, "ncu_rule"), 0) << line;
   }
-  EXPECT_EQ(failed, 41);  // with this seed: every cut, and the damage that breaks the structure
+  // With this seed: every cut, and the damage that breaks the structure. The import passes
+  // over instance values unread (it keeps one value per metric), so damage inside them is not
+  // seen: 41 failed when they were decoded, 7 of them for such damage.
+  EXPECT_EQ(failed, 34);
 }
 
 }  // namespace

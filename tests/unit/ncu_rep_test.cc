@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernels/launch_figures.h"
 #include "analysis/kernels/ncu_launches.h"
 #include "import/import_files.h"
 #include "import/ncu/csv_records.h"
+#include "import/ncu/rep_importer.h"
 #include "import/ncu/rep_reader.h"
 #include "import/ncu/rep_units.h"
 #include "import/ncu/units.h"
@@ -358,6 +360,39 @@ std::vector<analysis::NcuLaunch> Imported(const std::string& file) {
   auto launches = analysis::LoadNcuLaunches(*s, out->front().run_id);
   EXPECT_TRUE(launches.ok());
   return launches.ok() ? *launches : std::vector<analysis::NcuLaunch>{};
+}
+
+// Each launch's figures as the native importer derives them while writing the metrics
+// (LaunchFiguresBuilder, on a thread of its own) equal the figures derived again from the
+// stored metrics, as every other import derives them.
+TEST_P(NcuRep, FiguresDerivedBesideTheImportEqualThoseFromTheStore) {
+  const Expected& e = GetParam();
+  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  auto run = s->CreateRun({});
+  ASSERT_TRUE(run.ok());
+  auto source = s->AddSourceFile(*run, store::SourceFile{.path = Report(e.name), .format = "ncu-rep"});
+  ASSERT_TRUE(source.ok()) << source.error().Line();
+  analysis::NsysFacts facts;
+  import::ncu::NcuRepImporter importer;
+  auto imported = importer.Import(Report(e.name), import::ImportTarget{*s, *run, *source, facts, 0});
+  ASSERT_TRUE(imported.ok()) << imported.error().Line();
+  ASSERT_TRUE(imported->launch_figures.has_value());
+  const auto& beside = *imported->launch_figures;
+  ASSERT_TRUE(analysis::MaterializeLaunchFigures(*s, *run).ok());
+  std::vector<analysis::StoredLaunch> from_store;
+  auto reader = analysis::StoredLaunchReader::Open(*s);
+  ASSERT_TRUE(reader.ok());
+  ASSERT_TRUE(reader->ForEach(*run, [&](const analysis::StoredLaunch& l) { from_store.push_back(l); }).ok());
+  ASSERT_EQ(beside.size(), e.launches);
+  ASSERT_EQ(from_store.size(), e.launches);
+  size_t with_throughput = 0;
+  for (size_t i = 0; i < beside.size(); ++i) {
+    EXPECT_EQ(beside[i].first, from_store[i].launch_id);
+    EXPECT_TRUE(beside[i].second == from_store[i].figures) << e.name << " launch " << i;
+    with_throughput += beside[i].second.class_figures.sm_pct.has_value() ? 1 : 0;
+  }
+  EXPECT_EQ(with_throughput, e.launches) << "launches without figures would compare nothing";
 }
 
 // `kscope import R.ncu-rep` stores what importing ncu's raw page of R stores: the same

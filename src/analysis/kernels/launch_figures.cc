@@ -56,23 +56,28 @@ std::optional<double> OptDouble(const sql::Stmt& q, int col) {
 
 }  // namespace
 
-Status MaterializeLaunchFigures(store::Store& store, int64_t run_id) {
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id,
+                                const std::vector<std::pair<int64_t, LaunchFigures>>* derived) {
   auto& db = store.db();
   auto del = db.Prepare("DELETE FROM ncu_launch_figures WHERE run_id = ?1");
   if (!del.ok()) return del.error();
   KSCOPE_RETURN_IF_ERROR(del->Bind(1, run_id).Run());
-  auto launches = LoadNcuLaunches(store, run_id);
-  if (!launches.ok()) return launches.error();
+  std::vector<std::pair<int64_t, LaunchFigures>> from_store;
+  if (derived == nullptr) {
+    auto launches = LoadNcuLaunches(store, run_id);
+    if (!launches.ok()) return launches.error();
+    for (const NcuLaunch& l : *launches) from_store.emplace_back(l.id, FiguresOf(l));
+    derived = &from_store;
+  }
   auto shapes = LaunchShapes(store, run_id);
   if (!shapes.ok()) return shapes.error();
   auto ins = db.Prepare(std::string("INSERT INTO ncu_launch_figures (run_id, launch_id, ") + kColumns +
                         ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)");
   if (!ins.ok()) return ins.error();
-  for (const NcuLaunch& l : *launches) {
-    const LaunchFigures f = FiguresOf(l);
+  for (const auto& [id, f] : *derived) {
     const ClassFigures& c = f.class_figures;
     auto& s = *ins;
-    s.Bind(1, run_id).Bind(2, l.id).Bind(3, c.duration_ns).Bind(4, c.sm_pct).Bind(5, c.memory_pct);
+    s.Bind(1, run_id).Bind(2, id).Bind(3, c.duration_ns).Bind(4, c.sm_pct).Bind(5, c.memory_pct);
     s.Bind(6, c.dram_pct).Bind(7, f.l1_hit_pct).Bind(8, c.l2_hit_pct).Bind(9, f.achieved_occupancy_pct);
     s.Bind(10, f.theoretical_occupancy_pct).Bind(11, NonEmpty(f.occupancy_limiter)).Bind(12, NonEmpty(f.top_stall));
     s.Bind(13, c.waves).Bind(14, f.registers).Bind(15, f.shared_bytes).Bind(16, f.tensor_pipe_pct);
@@ -82,7 +87,7 @@ Status MaterializeLaunchFigures(store::Store& store, int64_t run_id) {
     } else {
       s.BindNull(19);
     }
-    if (auto shape = shapes->find(l.id); shape != shapes->end()) {
+    if (auto shape = shapes->find(id); shape != shapes->end()) {
       s.Bind(20, std::string_view(shape->second));
     } else {
       s.BindNull(20);

@@ -8,6 +8,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/kernels/bottleneck.h"
 #include "store/store.h"
@@ -38,8 +40,11 @@ LaunchFigures FiguresOf(const NcuLaunch& launch);
 
 // Derives the figures of every profiled launch of the run from its stored metrics and
 // replaces the run's rows of ncu_launch_figures: called by every import of ncu results,
-// after the run's launches and metrics are written, inside the import's transaction.
-Status MaterializeLaunchFigures(store::Store& store, int64_t run_id);
+// after the run's launches and metrics are written, inside the import's transaction. With
+// `derived`, the figures of every launch of the run already derived from the same metrics
+// (LaunchFiguresBuilder), they are written as given.
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id,
+                                const std::vector<std::pair<int64_t, LaunchFigures>>* derived = nullptr);
 
 // A profiled launch as ncu_launch_figures and ncu_launch keep it.
 struct StoredLaunch {

@@ -5,7 +5,11 @@
 #include <cmath>
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
+#include "analysis/kernels/launch_figures_builder.h"
 #include "import/ncu/rep_reader.h"
 #include "import/ncu/rep_units.h"
 #include "import/ncu/units.h"
@@ -33,6 +37,7 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
   struct Known {
     BaseUnit unit;
     int64_t id = 0;
+    std::string_view name;  // in `names`
   };
   std::unordered_map<std::string_view, Known> known;
   std::deque<std::string> names;  // owns the keys of `known`
@@ -41,8 +46,13 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
     auto id = writer->MetricId(metric);
     if (!id.ok()) return id.error();
     names.emplace_back(metric);
-    return &known.emplace(names.back(), Known{NormalizeUnit(RepBaseUnit(metric)), *id}).first->second;
+    return &known.emplace(names.back(), Known{NormalizeUnit(RepBaseUnit(metric)), *id, names.back()}).first->second;
   };
+  // Each launch's figures, derived beside the writing from the rows written, when every launch
+  // of the run is this file's (a run that already had launches gets them from the store).
+  std::optional<analysis::LaunchFiguresBuilder> figures;
+  if (writer->empty_at_open()) figures.emplace();
+  std::unordered_set<int64_t> launch_ids;
   auto on_launch = [&](const RepLaunch& l) -> Status {
     store::NcuLaunchKey key;
     key.ncu_id = l.id;
@@ -61,10 +71,13 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
     key.nvtx = l.nvtx;
     auto launch = writer->Launch(key);
     if (!launch.ok()) return launch.error();
+    if (!launch_ids.insert(*launch).second) figures.reset();  // two launches of the file in one row
+    std::vector<analysis::LaunchFiguresBuilder::Metric> rows;
+    if (figures) rows.reserve(l.metrics.size());
     for (const RepMetric& m : l.metrics) {
       // Only instance values, no value of the whole: ncu's page leaves the cell empty, and
       // the store keeps one value per metric.
-      if (m.value.kind == RepValue::Kind::kNone && !m.instances.empty()) continue;
+      if (m.value.kind == RepValue::Kind::kNone && m.instanced) continue;
       auto k = known_of(m.name);
       if (!k.ok()) return k.error();
       const BaseUnit& unit = (*k)->unit;
@@ -76,7 +89,9 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
         text = FormatRawCell(m.value, RawColumn{});
       }
       KSCOPE_RETURN_IF_ERROR(writer->Metric(*launch, (*k)->id, value, text, unit.unit, true));
+      if (figures) rows.push_back({(*k)->name, value, std::move(text), unit.unit});
     }
+    if (figures) figures->Add(*launch, std::move(rows));
     for (const RepRule& r : l.rules) {
       KSCOPE_RETURN_IF_ERROR(writer->Rule(*launch, store::NcuRuleRow{std::string(r.section), std::string(r.rule),
                                                                      r.type, r.text, r.speedup_type, r.speedup}));
@@ -84,7 +99,7 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
     ++result.rows_read;
     return Status::Ok();
   };
-  auto read = ReadRep(path, on_launch);
+  auto read = ReadRep(path, on_launch, RepInstances::kSkip);
   if (!read.ok()) return read.error();
   KSCOPE_RETURN_IF_ERROR(writer->Finish());
   if (read->launches == 0) {
@@ -95,6 +110,7 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
   if (!read->gpu.empty()) result.learned.gpu = read->gpu;
   if (!read->ncu_version.empty()) result.learned.ncu_version = read->ncu_version;
   if (!read->cuda_version.empty()) result.learned.cuda_version = read->cuda_version;
+  if (figures) result.launch_figures = figures->Finish();
   return result;
 }
 

@@ -161,8 +161,9 @@ std::string RenderRuleText(std::string_view text) {
 
 class Reader {
  public:
-  Reader(Source& src, std::string where, const std::function<Status(const RepLaunch&)>& on_launch)
-      : src_(src), where_(std::move(where)), on_launch_(on_launch) {}
+  Reader(Source& src, std::string where, const std::function<Status(const RepLaunch&)>& on_launch,
+         RepInstances instances)
+      : src_(src), where_(std::move(where)), on_launch_(on_launch), instances_(instances) {}
 
   Result<RepSummary> Run() {
     std::string head;
@@ -348,6 +349,8 @@ class Reader {
       } else if (f->number == 2 && f->type == wire::Type::kBytes) {
         if (!DecodeValue(f->data, m.value)) return Bad("a metric value is not a valid message");
       } else if (f->number == 3 && f->type == wire::Type::kBytes) {
+        m.instanced = true;
+        if (instances_ == RepInstances::kSkip) continue;
         RepInstance inst;
         wire::Cursor ic(f->data);
         while (auto g = ic.Next()) {
@@ -485,6 +488,7 @@ class Reader {
   Source& src_;
   std::string where_;
   const std::function<Status(const RepLaunch&)>& on_launch_;
+  RepInstances instances_;
   std::deque<std::string> strings_;  // the string table, growing block by block; stable addresses
   std::string payload_;
   RepLaunch launch_;
@@ -500,21 +504,22 @@ const RepMetric* RepLaunch::Find(std::string_view metric) const {
   return nullptr;
 }
 
-Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(const RepLaunch&)>& on_launch) {
+Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(const RepLaunch&)>& on_launch,
+                           RepInstances instances) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
   FILE* f = ec ? nullptr : std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Error{path, "cannot open the file", "check the path and its permissions"};
   FileSource src(f, size);
-  return Reader(src, path, on_launch).Run();
+  return Reader(src, path, on_launch, instances).Run();
 }
 
 bool IsUnreadVersion(const Error& e) { return e.what.starts_with(kUnreadVersion); }
 
 Result<RepSummary> ReadRepBytes(std::string_view bytes, const std::string& where,
-                                const std::function<Status(const RepLaunch&)>& on_launch) {
+                                const std::function<Status(const RepLaunch&)>& on_launch, RepInstances instances) {
   MemorySource src(bytes);
-  return Reader(src, where, on_launch).Run();
+  return Reader(src, where, on_launch, instances).Run();
 }
 
 }  // namespace kscope::import::ncu

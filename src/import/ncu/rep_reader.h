@@ -39,9 +39,10 @@ struct RepInstance {
 };
 
 struct RepMetric {
-  std::string_view name;  // from the report's string table
-  RepValue value;         // kNone: ncu recorded the metric without a value ("no data")
-  std::vector<RepInstance> instances;
+  std::string_view name;               // from the report's string table
+  RepValue value;                      // kNone: ncu recorded the metric without a value ("no data")
+  bool instanced = false;              // ncu recorded instance values for it
+  std::vector<RepInstance> instances;  // those values, when the read asked for them
 };
 
 // One message of one rule (the details page's guided analysis) for a launch.
@@ -79,9 +80,14 @@ struct RepSummary {
   std::string cuda_version;  // "13.0"
 };
 
+// What a read decodes beyond each metric's value: instance values are five times as many as
+// metrics in a full report, and the store keeps one value per metric.
+enum class RepInstances { kRead, kSkip };
+
 // Reads `path`, calling `on_launch` for every launch in file order; an error from the
 // callback stops the read and is returned. Errors name the file and what is wrong.
-Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(const RepLaunch&)>& on_launch);
+Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(const RepLaunch&)>& on_launch,
+                           RepInstances instances = RepInstances::kRead);
 
 // True for ReadRep's refusal of a report format version other than kRepVersionRead (whose
 // fix suggests ncu's export: a caller that offers it another way may say so instead).
@@ -89,6 +95,7 @@ bool IsUnreadVersion(const Error& e);
 
 // The same over bytes in memory (the fuzzer's entry); `where` names them in errors.
 Result<RepSummary> ReadRepBytes(std::string_view bytes, const std::string& where,
-                                const std::function<Status(const RepLaunch&)>& on_launch);
+                                const std::function<Status(const RepLaunch&)>& on_launch,
+                                RepInstances instances = RepInstances::kRead);
 
 }  // namespace kscope::import::ncu
