@@ -6,6 +6,7 @@
 # .carry/ncu/llama_deep.ncu-rep (from the devset). Run on 2026-11-25: docs/gpu/issue14_runs/,
 # docs/gpu-verification.md (issue 14).
 K=$PWD/.carry/bin/kscope
+EVERY=$PWD/docs/gpu/ncu_report_every_metric.py  # NVIDIA's ncu_report, every metric
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 echo "ncu: $NCU"; $NCU --version | tail -1
 nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -14,33 +15,12 @@ PY=$(dirname "$(readlink -f "$NCU")")/extras/python
 echo "ncu_report: $PY"
 cd .carry/ncu && [ -f llama_decode_quick.ncu-rep ] || xz -dk llama_decode_quick.ncu-rep.xz
 ls -l *.ncu-rep
-cat > /tmp/every_metric.py <<'PYEOF'
-import sys, time
-sys.path.append(sys.argv[1])
-import ncu_report
-t = time.time()
-ctx = ncu_report.load_report(sys.argv[2])
-launches = metrics = 0
-for r in range(ctx.num_ranges()):
-    rng = ctx.range_by_idx(r)
-    for a in range(rng.num_actions()):
-        act = rng.action_by_idx(a)
-        launches += 1
-        for name in act.metric_names():
-            m = act[name]
-            try:
-                m.value()
-            except Exception:
-                m.as_string()
-            metrics += 1
-print(f"ncu_report {sys.argv[2]}: {time.time() - t:.3f} s, {launches} launches, {metrics} metrics")
-PYEOF
 for rep in llama_decode_quick llama_deep; do
   echo "== $rep.ncu-rep (3 rounds, alternating)"
   for i in 1 2 3; do
     /usr/bin/time -f "ncu --import --page raw --csv: %e s, %M KB" $NCU --import $rep.ncu-rep --page raw --csv > /tmp/$rep.csv
     rm -f /tmp/k.db*; /usr/bin/time -f "kscope import (native): %e s, %M KB" $K --db /tmp/k.db import $rep.ncu-rep > /dev/null
-    [ -n "$PY" ] && /usr/bin/time -f "python3 ncu_report, every metric: %e s, %M KB" python3 /tmp/every_metric.py "$PY" $rep.ncu-rep
+    [ -n "$PY" ] && /usr/bin/time -f "python3 ncu_report, every metric: %e s, %M KB" python3 "$EVERY" "$PY" $rep.ncu-rep
   done
   rm -f /tmp/v.db*; /usr/bin/time -f "kscope import --via-ncu (the old path): %e s, %M KB" $K --db /tmp/v.db import --via-ncu $rep.ncu-rep > /dev/null
   echo "== kscope kernels: native import vs import through ncu's pages"

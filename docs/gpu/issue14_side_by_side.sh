@@ -4,6 +4,7 @@
 # in one call. Arguments: the kscope binaries to compare (static release builds carried in
 # .carry/bin/); carried too: .carry/ncu/llama_decode_quick.ncu-rep.xz (from the devset).
 ROUNDS=${ROUNDS:-8}
+EVERY=$PWD/docs/gpu/ncu_report_every_metric.py  # NVIDIA's ncu_report, every metric
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 echo "ncu: $NCU"; $NCU --version | tail -1
 nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -12,25 +13,6 @@ PY=$(dirname "$(readlink -f "$NCU")")/extras/python
 BINS=("$@")
 cd .carry/ncu && { [ -f llama_decode_quick.ncu-rep ] || xz -dk llama_decode_quick.ncu-rep.xz; }
 ls -l llama_decode_quick.ncu-rep
-cat > /tmp/every_metric.py <<'PYEOF'
-import sys
-sys.path.append(sys.argv[1])
-import ncu_report
-ctx = ncu_report.load_report(sys.argv[2])
-n = 0
-for r in range(ctx.num_ranges()):
-    rng = ctx.range_by_idx(r)
-    for a in range(rng.num_actions()):
-        act = rng.action_by_idx(a)
-        for name in act.metric_names():
-            m = act[name]
-            try:
-                m.value()
-            except Exception:
-                m.as_string()
-            n += 1
-print(f"ncu_report: {n} metrics")
-PYEOF
 rep=llama_decode_quick.ncu-rep
 # Wall time to the millisecond (date before and after) and peak RSS (/usr/bin/time) of one
 # command, printed on stderr (stdout may be redirected).
@@ -48,6 +30,6 @@ for i in $(seq 1 "$ROUNDS"); do
     rm -f /tmp/k.db*; timed "kscope import ($b)" ../bin/$b --db /tmp/k.db import $rep >/dev/null
   done
   if [ "$i" -le 2 ] && [ -n "$PY" ]; then
-    timed "python3 ncu_report, every metric" python3 /tmp/every_metric.py "$PY" $rep
+    timed "python3 ncu_report, every metric" python3 "$EVERY" "$PY" $rep
   fi
 done

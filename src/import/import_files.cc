@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <utility>
 #include <vector>
 
 #include "analysis/kernels/launch_figures.h"
@@ -71,7 +70,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   auto tx = sql::Transaction::Begin(store.db());
   if (!tx.ok()) return tx.error();
   std::vector<FileOutcome> outcomes;
-  std::vector<std::optional<std::vector<std::pair<int64_t, analysis::LaunchFigures>>>> derived_figures;
+  std::vector<std::optional<analysis::DerivedLaunchFigures>> derived_figures;  // per outcome
   // What the current run's summaries need, gathered over its files; they are derived once
   // its last file is in, and the facts dropped before the next run starts.
   analysis::NsysFacts facts;
@@ -151,19 +150,21 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     auto linked = analysis::LinkNcuToTimeline(store, r);
     if (!linked.ok()) return linked.error();
     std::vector<NcuFileOfRun> ncu_files;
-    const std::vector<std::pair<int64_t, analysis::LaunchFigures>>* derived = nullptr;
+    std::vector<size_t> ncu_outcomes;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       if (outcomes[i].run_id == r && importers[i]->format() != "nsys-sqlite") {
         ncu_files.push_back({outcomes[i].path, outcomes[i].source_id});
-        if (derived_figures[i]) derived = &*derived_figures[i];
+        ncu_outcomes.push_back(i);
       }
     }
     if (ncu_files.empty()) continue;
     // Each profiled launch's figures, derived once from all of its metrics (a file may have
     // added metrics to launches an earlier file brought): as its importer derived them when
-    // one file brought all of the run's launches, else from the store.
-    if (ncu_files.size() > 1) derived = nullptr;
-    KSCOPE_RETURN_IF_ERROR(analysis::MaterializeLaunchFigures(store, r, derived));
+    // one file brought all of the run's launches (it says so by returning them), else from
+    // the store.
+    const auto& one = derived_figures[ncu_outcomes.front()];
+    KSCOPE_RETURN_IF_ERROR(
+        analysis::MaterializeLaunchFigures(store, r, ncu_outcomes.size() == 1 && one ? &*one : nullptr));
     if (options.refuse_unrelated_ncu) KSCOPE_RETURN_IF_ERROR(CheckNcuBelongsToRun(store, r, ncu_files));
   }
   if (before_commit) KSCOPE_RETURN_IF_ERROR(before_commit(outcomes));

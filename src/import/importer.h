@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "analysis/kernels/launch_figures.h"
@@ -35,7 +34,7 @@ struct ImportResult {
   // The figures of every profiled launch the file brought (launch id, figures), when the
   // importer derived them as it wrote the metrics and no earlier file's metrics are merged
   // into those launches; otherwise they are derived from the store after the import.
-  std::optional<std::vector<std::pair<int64_t, analysis::LaunchFigures>>> launch_figures;
+  std::optional<analysis::DerivedLaunchFigures> launch_figures;
 };
 
 class Importer {

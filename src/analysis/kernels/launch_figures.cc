@@ -56,13 +56,12 @@ std::optional<double> OptDouble(const sql::Stmt& q, int col) {
 
 }  // namespace
 
-Status MaterializeLaunchFigures(store::Store& store, int64_t run_id,
-                                const std::vector<std::pair<int64_t, LaunchFigures>>* derived) {
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, const DerivedLaunchFigures* derived) {
   auto& db = store.db();
   auto del = db.Prepare("DELETE FROM ncu_launch_figures WHERE run_id = ?1");
   if (!del.ok()) return del.error();
   KSCOPE_RETURN_IF_ERROR(del->Bind(1, run_id).Run());
-  std::vector<std::pair<int64_t, LaunchFigures>> from_store;
+  DerivedLaunchFigures from_store;
   if (derived == nullptr) {
     auto launches = LoadNcuLaunches(store, run_id);
     if (!launches.ok()) return launches.error();

@@ -38,13 +38,15 @@ struct LaunchFigures {
 // The same evidence and roofline code `kscope kernels` shows (GatherEvidence, ComputeRoofline).
 LaunchFigures FiguresOf(const NcuLaunch& launch);
 
+// Launches' figures as (launch id, figures), in launch order.
+using DerivedLaunchFigures = std::vector<std::pair<int64_t, LaunchFigures>>;
+
 // Derives the figures of every profiled launch of the run from its stored metrics and
 // replaces the run's rows of ncu_launch_figures: called by every import of ncu results,
 // after the run's launches and metrics are written, inside the import's transaction. With
 // `derived`, the figures of every launch of the run already derived from the same metrics
 // (LaunchFiguresBuilder), they are written as given.
-Status MaterializeLaunchFigures(store::Store& store, int64_t run_id,
-                                const std::vector<std::pair<int64_t, LaunchFigures>>* derived = nullptr);
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, const DerivedLaunchFigures* derived = nullptr);
 
 // A profiled launch as ncu_launch_figures and ncu_launch keep it.
 struct StoredLaunch {

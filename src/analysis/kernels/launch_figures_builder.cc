@@ -4,7 +4,9 @@ namespace kscope::analysis {
 
 LaunchFiguresBuilder::LaunchFiguresBuilder() : worker_([this] { Work(); }) {}
 
-LaunchFiguresBuilder::~LaunchFiguresBuilder() {
+LaunchFiguresBuilder::~LaunchFiguresBuilder() { Stop(); }
+
+void LaunchFiguresBuilder::Stop() {
   {
     const std::lock_guard lock(mu_);
     done_ = true;
@@ -21,13 +23,8 @@ void LaunchFiguresBuilder::Add(int64_t launch_id, std::vector<Metric> metrics) {
   changed_.notify_all();
 }
 
-LaunchFiguresBuilder::Figures LaunchFiguresBuilder::Finish() {
-  {
-    const std::lock_guard lock(mu_);
-    done_ = true;
-  }
-  changed_.notify_all();
-  if (worker_.joinable()) worker_.join();
+DerivedLaunchFigures LaunchFiguresBuilder::Finish() {
+  Stop();
   return std::move(figures_);
 }
 

@@ -29,8 +29,6 @@ class LaunchFiguresBuilder {
     std::string text;             // when there is no value
     std::string_view unit;
   };
-  using Figures = std::vector<std::pair<int64_t, LaunchFigures>>;
-
   LaunchFiguresBuilder();
   ~LaunchFiguresBuilder();
   LaunchFiguresBuilder(const LaunchFiguresBuilder&) = delete;
@@ -40,17 +38,18 @@ class LaunchFiguresBuilder {
   // store's upsert does); waits while kMaxQueued launches are queued, so memory stays bounded.
   void Add(int64_t launch_id, std::vector<Metric> metrics);
   // Every added launch's figures, in the order added.
-  Figures Finish();
+  DerivedLaunchFigures Finish();
 
  private:
   static constexpr size_t kMaxQueued = 8;
   void Work();
+  void Stop();  // lets the worker finish what is queued, and joins it
 
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<std::pair<int64_t, std::vector<Metric>>> queue_;
   bool done_ = false;
-  Figures figures_;
+  DerivedLaunchFigures figures_;
   std::thread worker_;
 };
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <deque>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -50,9 +49,10 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
   };
   // Each launch's figures, derived beside the writing from the rows written, when every launch
   // of the run is this file's (a run that already had launches gets them from the store).
+  // Within one report no two launches share a row: ncu's result ID, part of a launch's
+  // identity in the store, is its position in the report.
   std::optional<analysis::LaunchFiguresBuilder> figures;
   if (writer->empty_at_open()) figures.emplace();
-  std::unordered_set<int64_t> launch_ids;
   auto on_launch = [&](const RepLaunch& l) -> Status {
     store::NcuLaunchKey key;
     key.ncu_id = l.id;
@@ -71,7 +71,6 @@ Result<ImportResult> NcuRepImporter::Import(const std::string& path, const Impor
     key.nvtx = l.nvtx;
     auto launch = writer->Launch(key);
     if (!launch.ok()) return launch.error();
-    if (!launch_ids.insert(*launch).second) figures.reset();  // two launches of the file in one row
     std::vector<analysis::LaunchFiguresBuilder::Metric> rows;
     if (figures) rows.reserve(l.metrics.size());
     for (const RepMetric& m : l.metrics) {
