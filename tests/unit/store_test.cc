@@ -38,7 +38,7 @@ TEST_F(StoreTest, CreatesSchemaWithVersionAndReopens) {
   EXPECT_TRUE(again.ok());
 }
 
-TEST_F(StoreTest, RefusesOtherSchemaVersions) {
+TEST_F(StoreTest, RefusesNewerAndNotYetUpgradedSchemaVersions) {
   const std::string path = Path("k.db");
   {
     auto s = Store::Open(path, sql::OpenMode::kCreate);
@@ -48,10 +48,22 @@ TEST_F(StoreTest, RefusesOtherSchemaVersions) {
   auto s = Store::Open(path, sql::OpenMode::kReadWrite);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().Line(), "kscope: error: " + path +
-                                  ": database schema version 99 is not the version this kscope reads (" +
-                                  std::to_string(store::kSchemaVersion) +
-                                  "); use the "
-                                  "kscope that wrote it, or import into a new database");
+                                  ": written by a newer kscope (schema version 99; this kscope "
+                                  "reads up to " +
+                                  std::to_string(store::kSchemaVersion) + "); use that kscope, or a newer one");
+  {
+    auto raw = sql::Db::Open(path, sql::OpenMode::kReadWrite);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(raw->Exec("UPDATE kscope_meta SET value = '3' WHERE key = 'schema_version'").ok());
+  }
+  // The library refuses an older store; the kscope command upgrades it (import::OpenStore,
+  // tests/unit/store_upgrade_test.cc).
+  auto old = Store::Open(path, sql::OpenMode::kReadOnly);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.error().Line(), "kscope: error: " + path + ": store of schema version 3, older than this kscope's (" +
+                                    std::to_string(store::kSchemaVersion) +
+                                    "), not yet upgraded; open it with the kscope command once (it upgrades the "
+                                    "store in place, keeping a copy)");
 }
 
 TEST_F(StoreTest, RefusesADatabaseThatIsNotKscopes) {
