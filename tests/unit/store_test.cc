@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "store/schema.h"
 #include "test_support.h"
@@ -64,6 +65,23 @@ TEST_F(StoreTest, RefusesNewerAndNotYetUpgradedSchemaVersions) {
                                     std::to_string(store::kSchemaVersion) +
                                     "), not yet upgraded; open it with the kscope command once (it upgrades the "
                                     "store in place, keeping a copy)");
+}
+
+// An import writes to the file it opened: if that file is removed or replaced meanwhile, what
+// it wrote is gone, and the import must say so rather than report success.
+TEST_F(StoreTest, KnowsWhenItsFileWasRemovedOrReplaced) {
+  const std::string path = Path("gone.db");
+  auto s = Store::Open(path, sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->CheckStillThere().ok());
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s->CheckStillThere().ok());
+  EXPECT_EQ(s->CheckStillThere().error().Line(),
+            "kscope: error: " + path +
+                ": the database file was removed, moved or replaced while kscope wrote to it; what it wrote is lost; "
+                "keep the store in place during an import, and import again");
+  std::ofstream(path) << "another file under the same name";
+  EXPECT_FALSE(s->CheckStillThere().ok());
 }
 
 TEST_F(StoreTest, RefusesADatabaseThatIsNotKscopes) {
