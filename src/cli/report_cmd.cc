@@ -2,13 +2,13 @@
 // report.html in a folder (report/run_report.h, report/report_files.h).
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "config/config.h"
 #include "report/report_files.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
-#include "report/run_report_json.h"
 
 namespace kscope::cli {
 
@@ -47,9 +47,8 @@ int Run(const ReportArgs& a, const GlobalOptions& global) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Fail(Error{dir.string(), "cannot create the report folder: " + ec.message(), "choose --out DIR"});
-  const nlohmann::json report_json = report::ToJson(*report);
-  const std::vector<report::ReportFile> files = report::WriteReportFiles(report_json, dir);
-  if (!a.quiet) report::WriteReportSummary(report_json, std::cout);
+  const std::vector<report::ReportFile> files = report::WriteReportFiles(*report, dir);
+  if (!a.quiet) report::WriteReportSummary(*report, std::cout);
   std::string wrote;
   for (const report::ReportFile& f : files) {
     if (f.status.ok()) wrote += (wrote.empty() ? "" : ", ") + f.path.string();

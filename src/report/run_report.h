@@ -166,4 +166,8 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const conf
 // launches are linked to (kscope profile --discovery).
 Result<int64_t> TimelineRun(store::Store& store, int64_t run_id);
 
+// The same report with every string and map key as DisplayText (util/display_text.h) shows
+// it: what the terminal, report.md and report.html show, and report.html embeds.
+RunReport ForDisplay(const RunReport& report);
+
 }  // namespace kscope::report

@@ -163,7 +163,7 @@ TEST(Report, DevsetLlamaRunEqualsItsGoldenFiles) {
   json report_json = report::ToJson(*r);
   report_json["run"].erase("imported_at");  // the time of the import
   std::ostringstream md;
-  report::WriteReportMarkdown(report_json, md);
+  report::WriteReportMarkdown(*r, md);
   const std::string json_text = report_json.dump(1) + "\n";
   const std::string golden = kData + "report/llama_report";
   const fs::path actual = fs::temp_directory_path() / "kscope_llama_report";
@@ -207,11 +207,11 @@ TEST(Report, MarkdownKeepsKernelNamesAsText) {
 TEST(Report, TextWritersCopeWithAnEmptyReport) {
   std::ostringstream md;
   std::ostringstream summary;
-  report::WriteReportMarkdown(json::object(), md);
-  report::WriteReportSummary(json::object(), summary);
+  report::WriteReportMarkdown(report::RunReport{}, md);
+  report::WriteReportSummary(report::RunReport{}, summary);
   EXPECT_EQ(md.str(), R"(# kscope report: run 0
 
-Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches ( ms), 0 copies and sets ( ms); 0 launches profiled by ncu.
+Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches (0.000 ms), 0 copies and sets (0.000 ms); 0 launches profiled by ncu.
 
 ## Findings
 
