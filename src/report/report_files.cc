@@ -18,7 +18,7 @@ std::vector<ReportFile> WriteReportFiles(const RunReport& report, const std::fil
   files.push_back({dir / "report.md", WriteFileAtomically(dir / "report.md", md.str())});
   const std::filesystem::path html_path = dir / "report.html";
   std::ostringstream html;
-  Status page = WriteHtmlReport(ToJson(report), html);
+  Status page = WriteHtmlReport(report, html);
   if (page.ok()) {
     page = WriteFileAtomically(html_path, html.str());
   } else {  // the page could not be made: say which file that leaves out, and why
