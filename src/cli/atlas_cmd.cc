@@ -58,7 +58,7 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   if (!a.html.empty()) {
     std::ofstream page(a.html, std::ios::binary);
     if (!page) return Fail(Error{a.html, "cannot be written", "check the folder exists and is writable"});
-    if (auto st = report::WriteAtlasHtml(report::AtlasJson(*atlas), page); !st.ok()) {
+    if (auto st = report::WriteAtlasHtml(*atlas, page); !st.ok()) {
       return Fail(Error{a.html, st.error().what, st.error().fix});
     }
   }
