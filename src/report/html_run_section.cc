@@ -24,7 +24,7 @@ std::string OptionalText(const std::optional<int64_t>& n) { return n ? std::to_s
 std::vector<std::pair<std::string, std::string>> RunFacts(const RunPart& run) {
   const store::Manifest& m = run.manifest;
   std::string tags;
-  for (const auto& [key, value] : m.tags) tags += (tags.empty() ? "" : ", ") + key + "=" + value;
+  for (const auto& [key, value] : m.tags) tags.append(tags.empty() ? "" : ", ").append(key).append("=").append(value);
   std::vector<std::pair<std::string, std::string>> facts;
   for (auto& [heading, value] :
        std::vector<std::pair<std::string, std::string>>{{"Run", std::to_string(run.id)},

@@ -4,7 +4,6 @@
 
 #include <ostream>
 
-#include "report/html_escape.h"
 #include "report/nsys_numbers.h"
 #include "report/table.h"
 
