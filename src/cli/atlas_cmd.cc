@@ -61,7 +61,7 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   if (!a.html.empty()) {
     // Written whole or not at all: a full disk or a kill leaves the page that was there.
     std::ostringstream page;
-    if (auto st = report::WriteAtlasHtml(report::AtlasJson(*atlas), page); !st.ok()) {
+    if (auto st = report::WriteAtlasHtml(*atlas, page); !st.ok()) {
       return Fail(Error{a.html, st.error().what, st.error().fix});
     }
     if (auto st = WriteFileAtomically(a.html, page.str()); !st.ok()) return Fail(st.error());

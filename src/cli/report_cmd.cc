@@ -2,6 +2,7 @@
 // report.html in a folder (report/run_report.h, report/report_files.h).
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "config/config.h"
