@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -81,14 +82,22 @@ Error StallError(const Selection& sel, const NcuOutput& out, double stall_s) {
   }
   const std::string shown = name.size() > 120 ? name.substr(0, 117) + "..." : name;
   const bool comm = analysis::CommunicationOf(name).has_value();
+  const bool app_replay = sel.replay == "application";
   return Error{"ncu",
                fmt::format("no progress for {:g} s while profiling launch {} ('{}'), stopped", stall_s,
                            out.profiled + 1, shown.empty() ? "unknown kernel" : shown),
-               comm ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
-                      "leave selection.communication off (the default); the launches profiled before it are in the run"
-                    : "a kernel that waits on another process or GPU cannot be replayed alone: leave it out "
-                      "(selection.kernel, selection.top), or raise profile.ncu_stall_timeout_s if its passes are that "
-                      "slow; the launches profiled before it are in the run"};
+               comm && app_replay
+                   ? "it is a communication kernel: ncu reran the whole job for each of its passes and one run made no "
+                     "progress (ncu's own hint is --replay-mode app-range over a range of launches); leave "
+                     "selection.communication off (the default) to measure it from nsys; the launches profiled "
+                     "before it are in the run"
+               : comm
+                   ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
+                     "leave selection.communication off (the default); the launches profiled before it are in the "
+                     "run"
+                   : "a kernel that waits on another process or GPU cannot be replayed alone: leave it out "
+                     "(selection.kernel, selection.top), or raise profile.ncu_stall_timeout_s if its passes are that "
+                     "slow; the launches profiled before it are in the run"};
 }
 
 Error LogHint(Error e, const std::string& log) {
@@ -427,7 +436,13 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     spec.timeout_s = cfg.profile.ncu_timeout_s;
     spec.kill_grace_s = 60;  // ncu writes the launches profiled so far on SIGTERM
     NcuOutput ncu_out;
-    spec.stall_timeout_s = cfg.profile.ncu_stall_timeout_s;
+    // Application replay reruns the whole workload for each pass of one launch (ncu prints
+    // "Application replay pass N" and then the workload's own output): a silent run of the
+    // workload is progress too, so the watchdog allows twice the workload's own time.
+    const bool app_replay = (sel->replay.empty() ? cfg.ncu.replay : sel->replay) == "application";
+    spec.stall_timeout_s = cfg.profile.ncu_stall_timeout_s > 0 && app_replay
+                               ? std::max(cfg.profile.ncu_stall_timeout_s, 2 * sel->app_s)
+                               : cfg.profile.ncu_stall_timeout_s;
     spec.busy = [&](std::string_view partial) { return ncu_out.Busy(partial); };
     spec.on_line = [&](std::string_view l) {
       if (ncu_out.Feed(l)) {
@@ -472,7 +487,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     } else if (run->interrupted) {
       stop = interrupted(fmt::format("ncu run {}", p + 1));
     } else if (run->stalled) {
-      stop = LogHint(StallError(*sel, ncu_out, cfg.profile.ncu_stall_timeout_s), spec.log_path);
+      stop = LogHint(StallError(*sel, ncu_out, spec.stall_timeout_s), spec.log_path);
     } else if (run->timed_out) {
       stop =
           LogHint(Error{"ncu", fmt::format("stopped at its time limit ({} s)", cfg.profile.ncu_timeout_s),
