@@ -11,6 +11,8 @@
 #      ddp_train.py (the wrapper mode: every rank runs the workload once per pass).
 #   c: with a's discovery run, selection.communication=on on the all-reduce: ncu's application
 #      replay of a communication kernel under the job's launcher (or the watchdog, if it stalls).
+# The GPU machine has no zstd: files are packed with xz there (and recompressed with zstd for
+# tests/data/zoo/ddp_train/); at most 8 files come back from a call, so a_logs/ stays behind.
 # Usage (from the checkout's root): OUT=... bash .gpu/ranks/issue21_ranks.sh
 set -u
 OUT=${OUT:?set OUT to the results folder}
@@ -34,6 +36,9 @@ DB=$W/k.db
 { nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv,noheader; nproc
   "$K" --version 2>&1; which torchrun; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.nccl.version())'
 } >"$OUT/machine.txt" 2>&1
+pack() {  # pack FILE OUT: zstd where installed, else xz (OUT gets .xz for .zst)
+  if command -v zstd >/dev/null; then zstd -q -19 --long=27 -f "$1" -o "$2"; else xz -T0 -9 -c "$1" >"${2%.zst}.xz"; fi
+}
 run_of() { python3 -c 'import sqlite3, sys
 print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM run WHERE label = ?", (sys.argv[2],)).fetchone()[0])' "$@"; }
 
@@ -60,7 +65,7 @@ for t in ("OSRT_API", "OSRT_CALLCHAINS", "SCHED_EVENTS"):
 db.commit()
 db.execute("VACUUM")
 PY
-    zstd -q -19 --long=27 -f "$W/disc.sqlite" -o "$OUT/ddp_train/discovery.sqlite.zst"
+    pack "$W/disc.sqlite" "$OUT/ddp_train/discovery.sqlite.zst"
     # What the export says per process: kernels, NCCL kernels, device; and the rank's env if any.
     python3 - "$W/disc.sqlite" >"$OUT/a_ranks_sql.txt" 2>&1 <<'PY'
 import sqlite3, sys
@@ -77,8 +82,8 @@ PY
   rep=$W/runs/$A/ncu/pass1.ncu-rep
   if [ -f "$rep" ]; then
     ncu --import "$rep" --page raw --csv >"$W/raw.csv" 2>"$OUT/a_raw_export.log"
-    zstd -q -19 -f "$W/raw.csv" -o "$OUT/ddp_train/default_profile_raw.csv.zst"
-    [ "$(stat -c %s "$rep")" -lt 3000000 ] && zstd -q -19 -f "$rep" -o "$OUT/ddp_train/default_profile.ncu-rep.zst"
+    pack "$W/raw.csv" "$OUT/ddp_train/default_profile_raw.csv.zst"
+    [ "$(stat -c %s "$rep")" -lt 3000000 ] && pack "$rep" "$OUT/ddp_train/default_profile.ncu-rep.zst"
   fi
 fi
 ls -la "$OUT/ddp_train" >>"$OUT/steps.txt"

@@ -85,6 +85,9 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
                         "start the job once per sweep point"});
     }
     passes = capture::WrapperPasses(cfg->profile.rank_ncu_runs, a.discovery != 0);
+    // The launcher stops a job by signalling its processes (kscope here): the workload kscope
+    // runs in its own process group must stop with it.
+    capture::InstallInterruptHandlers();
     if (rank->rank != cfg->profile.rank) {
       if (a.dry_run) {
         std::cerr << fmt::format(

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 
 #include "capture/process.h"
 #include "capture/tools.h"
+#include "kscope_binary.h"
 #include "recorded_runner.h"
 #include "store/store.h"
 #include "test_support.h"
@@ -161,6 +163,33 @@ TEST_F(RankWrapper, DryRunRunsNothingOnAnyRank) {
             std::string::npos)
       << log;
   EXPECT_NE(log.find("# deep pass"), std::string::npos) << log;
+}
+
+// A launcher stops a job by signalling its processes, here kscope: the workload an unprofiled
+// rank runs (in its own process group) stops with it, its own children too.
+TEST(RankWrapperSignals, AnUnprofiledRanksWorkloadStopsWithKscope) {
+  const fs::path dir = fs::temp_directory_path() / ("kscope_rank_signal_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string pids = (dir / "pids").string();
+  setenv("RANK", "1", 1);
+  const pid_t kscope = testing::StartKscope(
+      {"--db", (dir / "k.db").string(), "profile", "profile.rank=0", "--", KSCOPE_FAKE_WORKLOAD, "tree", pids},
+      (dir / "log").string());
+  unsetenv("RANK");
+  ASSERT_GT(kscope, 0);
+  for (int i = 0; i < 500 && !(fs::exists(pids) && fs::file_size(pids) > 0); ++i) usleep(20000);
+  std::ifstream in(pids);
+  pid_t parent = 0, child = 0;
+  in >> parent >> child;
+  ASSERT_GT(child, 0) << testing::ReadFile((dir / "log").string());
+  kill(kscope, SIGTERM);
+  EXPECT_EQ(testing::WaitExit(kscope), 130) << testing::ReadFile((dir / "log").string());
+  auto alive = [](pid_t p) { return kill(p, 0) == 0; };
+  for (int i = 0; i < 100 && (alive(parent) || alive(child)); ++i) usleep(20000);
+  EXPECT_FALSE(alive(parent)) << "the workload outlived kscope";
+  EXPECT_FALSE(alive(child)) << "the workload's own child outlived kscope";
+  fs::remove_all(dir);
 }
 
 }  // namespace
