@@ -4,12 +4,14 @@
 Called through links named nsys, ncu or nvidia-smi. What each prints and writes is what the
 real tools printed and wrote on the GPU machine (tests/data/capture/llama_h100/, unpacked by
 the test into $KSCOPE_STANDIN_DATA); the workload a profile command names runs for real, with
-KSCOPE_STANDIN_UNDER=nsys or ncu in its environment, so a test sees which runs were profiled.
+KSCOPE_STANDIN_UNDER=nsys or ncu in its environment, so a test sees which runs were profiled. With KSCOPE_STANDIN_NCU_STALL=NAME, ncu starts
+profiling a launch of NAME and then prints nothing more, as a replay waiting for a peer does.
 """
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 DATA = os.environ["KSCOPE_STANDIN_DATA"]
 
@@ -61,6 +63,12 @@ def ncu(argv):
         return 0
     base = value_after(argv, "-o")
     workload = argv[argv.index("-f") + 1:]
+    stall = os.environ.get("KSCOPE_STANDIN_NCU_STALL")
+    if stall:  # a replay that waits for a peer: the launch starts, and nothing more comes
+        sys.stdout.write(f'==PROF== Connected to process {os.getpid()}\n==PROF== Profiling "{stall}" - 0: 0%...')
+        sys.stdout.flush()
+        time.sleep(120)
+        return 0
     rc = run_workload(workload, "ncu")
     show("ncu_pass1.log")
     with open(base + ".ncu-rep", "w", encoding="utf-8") as f:

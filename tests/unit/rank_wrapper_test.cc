@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -163,6 +164,42 @@ TEST_F(RankWrapper, DryRunRunsNothingOnAnyRank) {
             std::string::npos)
       << log;
   EXPECT_NE(log.find("# deep pass"), std::string::npos) << log;
+}
+
+// The watchdog end to end: ncu (the stand-in) starts profiling a launch of the all-reduce and
+// prints nothing more; kscope stops it after profile.ncu_stall_timeout_s with one line naming
+// the launch, and the run is kept, marked incomplete.
+TEST_F(RankWrapper, NcuStuckInsideALaunchIsStoppedAndTheRunKept) {
+  setenv("KSCOPE_NSYS", (dir_ / "bin" / "nsys").c_str(), 1);
+  setenv("KSCOPE_NCU", (dir_ / "bin" / "ncu").c_str(), 1);
+  setenv("KSCOPE_STANDIN_DATA", (dir_ / "data").c_str(), 1);
+  setenv("KSCOPE_STANDIN_NCU_STALL", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1);
+  const std::string path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin";
+  setenv("PATH", ((dir_ / "bin").string() + ":" + path).c_str(), 1);
+  const std::string log = (dir_ / "kscope.log").string();
+  const pid_t pid = testing::StartKscope(
+      {"--db", (dir_ / "kscope.db").string(), "profile", "profile.ncu_stall_timeout_s=1", "selection.top=20",
+       "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off", "ncu.import=export",
+       "profile.runs_dir=" + (dir_ / "runs").string(), "profile.cache_dir=" + (dir_ / "cache").string(), "--", "true"},
+      log);
+  setenv("PATH", path.c_str(), 1);
+  for (const char* v : {"KSCOPE_NSYS", "KSCOPE_NCU", "KSCOPE_STANDIN_DATA", "KSCOPE_STANDIN_NCU_STALL"}) unsetenv(v);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(testing::WaitExit(pid), 1) << testing::ReadFile(log);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60);
+  const std::string out = testing::ReadFile(log);
+  EXPECT_NE(out.find("kscope: error: ncu: no progress for 1 s while profiling launch 1 "
+                     "('ncclDevKernel_AllReduce_Sum_f32_RING_LL'), stopped; it is a communication kernel, whose "
+                     "replay on one rank waits for peers that do not replay it"),
+            std::string::npos)
+      << out;
+  auto store = store::Store::Open((dir_ / "kscope.db").string(), sql::OpenMode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  auto q = store->db().Prepare("SELECT status, json_extract(capture, '$.steps[2].stalled_at') FROM run");
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(q->Step());
+  EXPECT_EQ(q->Text(0), "incomplete");
+  EXPECT_EQ(q->Text(1), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 }
 
 // A launcher stops a job by signalling its processes, here kscope: the workload an unprofiled
