@@ -555,7 +555,7 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   for (const auto& sk : sel.kernels) {
     if (sel.communication && analysis::CommunicationOf(sk.name)) {
       sel.replay = "application";
-      sel.notes.push_back(
+      sel.notes.emplace_back(
           "selection.communication=on and communication kernels were selected: ncu replays the whole job for each "
           "of its passes (--replay-mode application), because a communication kernel replayed alone waits for peers "
           "that do not replay it");
