@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm clang-format clang-tidy
   libjs-vega chromium python3 strace
+  openmpi-bin libopenmpi-dev
 )
 
 sudo_cmd=()

@@ -98,8 +98,10 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConf
     for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
     a.insert(a.end(), {"--metrics", list});
   }
-  a.insert(a.end(),
-           {"--replay-mode", c.replay, "--clock-control", c.clock_control, "--cache-control", c.cache_control});
+  // One rank of a job under one nsys: ncu profiles the GPU that rank ran on.
+  if (sel.device >= 0) a.insert(a.end(), {"--devices", std::to_string(sel.device)});
+  a.insert(a.end(), {"--replay-mode", sel.replay.empty() ? c.replay : sel.replay, "--clock-control", c.clock_control,
+                     "--cache-control", c.cache_control});
   return a;
 }
 }  // namespace

@@ -51,16 +51,16 @@ class LineSplitter {
  public:
   explicit LineSplitter(const std::function<void(std::string_view)>& cb) : cb_(cb) {}
   void Feed(std::string_view data) {
-    if (!cb_) return;
     for (char c : data) {
       if (c == '\n' || c == '\r') {
-        if (!line_.empty()) cb_(line_);
+        if (!line_.empty() && cb_) cb_(line_);
         line_.clear();
       } else {
         line_.push_back(c);
       }
     }
   }
+  [[nodiscard]] std::string_view Partial() const { return line_; }
   void Flush() {
     if (cb_ && !line_.empty()) cb_(line_);
     line_.clear();
@@ -94,6 +94,7 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
 }  // namespace
 
 std::string ProcessOutcome::Describe() const {
+  if (stalled) return "stopped: no progress";
   if (timed_out) return "stopped at its time limit";
   if (interrupted) return "stopped because kscope was interrupted";
   if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
@@ -116,12 +117,12 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   using Clock = std::chrono::steady_clock;
   if (spec.argv.empty()) return Error{"", "no program to run", ""};
   const std::string& prog = spec.argv[0];
-  auto log = OpenForWrite(spec.log_path.empty() ? "/dev/null" : spec.log_path, true);
+  auto log = OpenForWrite(spec.log_path.empty() || spec.inherit_output ? "/dev/null" : spec.log_path, true);
   if (!log.ok()) return log.error();
   Fd log_fd(*log);
   // stdout goes to a temporary file that takes its name only when the program succeeds.
   std::optional<AtomicFile> stdout_file;
-  if (!spec.stdout_path.empty()) {
+  if (!spec.stdout_path.empty() && !spec.inherit_output) {
     auto out = AtomicFile::Create(spec.stdout_path);
     if (!out.ok()) return out.error();
     stdout_file.emplace(std::move(*out));
@@ -135,8 +136,10 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, stdout_fd >= 0 ? stdout_fd : write_end.fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, write_end.fd, 2);
+  if (!spec.inherit_output) {
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd >= 0 ? stdout_fd : write_end.fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, write_end.fd, 2);
+  }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t defaults, empty;
@@ -168,12 +171,15 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
   const int interrupts_before = InterruptCount();  // only an interruption while it runs stops it
   LineSplitter lines(spec.on_line);
   std::optional<Clock::time_point> kill_at;  // when SIGKILL follows the SIGTERM sent
-  bool exited = false, eof = false;
+  Clock::time_point last_output = t0;        // for the progress watchdog
+  bool stalled_now = false;
+  bool exited = false, eof = spec.inherit_output;
   int status = 0;
   std::optional<Clock::time_point> drain_until;  // after the child exits, read what is left
   auto stop = [&](bool timeout) {
     if (kill_at) return;
     (timeout ? out.timed_out : out.interrupted) = true;
+    out.stalled = timeout && stalled_now;
     kill(-pid, spec.stop_signal);
     kill_at =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.kill_grace_s));
@@ -189,6 +195,12 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
     }
     if (!exited) {
       if (spec.timeout_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() > spec.timeout_s) stop(true);
+      if (spec.stall_timeout_s > 0 && spec.busy && !kill_at &&
+          std::chrono::duration<double>(Clock::now() - last_output).count() > spec.stall_timeout_s &&
+          spec.busy(lines.Partial())) {
+        stalled_now = true;
+        stop(true);
+      }
       if (InterruptCount() > interrupts_before) stop(false);
       if (kill_at && Clock::now() > *kill_at) kill(-pid, SIGKILL);
     }
@@ -205,6 +217,7 @@ Result<ProcessOutcome> SystemRunner::Run(const ProcessSpec& spec) {
       if (n == 0 || errno != EINTR) eof = true;
       continue;
     }
+    last_output = Clock::now();
     const std::string_view chunk(buf, static_cast<size_t>(n));
     if (write(log_fd.fd, chunk.data(), chunk.size()) < 0) {
       // the log is best effort; the run goes on

@@ -23,6 +23,13 @@ struct ProcessSpec {
   int stop_signal = 15;                           // sent to the process group to stop it (SIGTERM) ...
   double kill_grace_s = 10;                       // ... then SIGKILL if it still runs this much later
   std::function<void(std::string_view)> on_line;  // each output line as it arrives (progress)
+  // A watchdog on progress: with stall_timeout_s > 0 the program is stopped (as at its time
+  // limit; the outcome says `stalled`) once `busy` has said, for that long with no output in
+  // between, that it is inside a unit of work that prints as it goes (ncu profiling one launch).
+  // `busy` gets the output line not yet ended.
+  double stall_timeout_s = 0;
+  std::function<bool(std::string_view)> busy;
+  bool inherit_output = false;  // stdout and stderr are kscope's own (log_path, stdout_path and on_line unused)
 };
 
 struct ProcessOutcome {
@@ -30,6 +37,7 @@ struct ProcessOutcome {
   int signal = 0;            // the signal that ended it, or 0
   bool timed_out = false;    // stopped by kscope at the time limit
   bool interrupted = false;  // stopped by kscope because kscope was interrupted (Ctrl-C, kill)
+  bool stalled = false;      // stopped by kscope: no progress for stall_timeout_s (timed_out is set too)
   double seconds = 0;        // wall time
   [[nodiscard]] bool ok() const { return exit_code == 0 && !timed_out && !interrupted; }
   [[nodiscard]] std::string Describe() const;  // "exit 3", "killed by signal 11 (Segmentation fault)", ...

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <optional>
 
+#include "analysis/names/communication.h"
 #include "capture/commands.h"
 #include "capture/ncu_catalog.h"
 #include "capture/planned_links.h"
@@ -72,6 +74,32 @@ json NcuImportJson(const config::NcuConfig& c) {
           {"report_format_version", import::ncu::kRepVersionRead}};
 }
 
+// An ncu run stopped by the progress watchdog: the launch it was stuck at, and the way out.
+Error StallError(const Selection& sel, const NcuOutput& out, double stall_s) {
+  std::string name = out.stuck_kernel;
+  for (const auto& k : sel.kernels) {
+    if (k.mangled == out.stuck_kernel) name = k.name;
+  }
+  const std::string shown = name.size() > 120 ? name.substr(0, 117) + "..." : name;
+  const bool comm = analysis::CommunicationOf(name).has_value();
+  const bool app_replay = sel.replay == "application";
+  return Error{"ncu",
+               fmt::format("no progress for {:g} s while profiling launch {} ('{}'), stopped", stall_s,
+                           out.profiled + 1, shown.empty() ? "unknown kernel" : shown),
+               comm && app_replay
+                   ? "it is a communication kernel: ncu reran the whole job for each of its passes and one run made no "
+                     "progress (ncu's own hint is --replay-mode app-range over a range of launches); leave "
+                     "selection.communication off (the default) to measure it from nsys; the launches profiled "
+                     "before it are in the run"
+               : comm
+                   ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
+                     "leave selection.communication off (the default); the launches profiled before it are in the "
+                     "run"
+                   : "a kernel that waits on another process or GPU cannot be replayed alone: leave it out "
+                     "(selection.kernel, selection.top), or raise profile.ncu_stall_timeout_s if its passes are that "
+                     "slow; the launches profiled before it are in the run"};
+}
+
 Error LogHint(Error e, const std::string& log) {
   e.fix += (e.fix.empty() ? "" : "; ") + std::string("its output: ") + log;
   return e;
@@ -100,7 +128,8 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
          << "\n";
     return Status::Ok();
   }
-  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu), c.stages.warmup);
+  auto sel = SelectKernels(store_, req.discovery_run, c.selection, EstimatedPasses(c.ncu), c.stages.warmup,
+                           c.profile.ncu_rank);
   if (!sel.ok()) return sel.error();
   out_ << FormatSelection(*sel);
   const auto metrics = NcuMetrics(c.ncu);
@@ -118,6 +147,8 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
 
 Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   const auto& cfg = req.config;
+  workload_runs_ = 0;
+  auto run_env = [&](int64_t run) { return req.run_env ? req.run_env(run) : std::map<std::string, std::string>{}; };
   if (req.workload.empty())
     return Error{"", "no workload to profile", "write: kscope profile [options] -- COMMAND ARGS..."};
   if (req.dry_run) {
@@ -160,7 +191,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   // that is not there) is found before a run is made for it; step 2 uses it.
   std::optional<Selection> early;
   if (req.discovery_run != 0) {
-    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup);
+    auto sel = SelectKernels(store_, req.discovery_run, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup,
+                             cfg.profile.ncu_rank);
     if (!sel.ok()) return sel.error();
     early = std::move(sel).value();
   }
@@ -262,6 +294,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     spec.argv = NsysProfileArgv(tools_.nsys, cfg.nsys, base, workload);
     spec.env = NsysProfileEnv(cfg.nsys);
     spec.env.insert(workload_env.begin(), workload_env.end());
+    for (const auto& [k, v] : run_env(workload_runs_)) spec.env[k] = v;
     spec.log_path = (cap.dir.logs() / "nsys_profile.log").string();
     spec.timeout_s = cfg.profile.nsys_timeout_s;
     spec.stop_signal = SIGINT;  // nsys ends collection and writes its report on SIGINT
@@ -273,6 +306,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     progress.Start(ShellQuote(workload));
     auto run = runner_.Run(spec);
     if (!run.ok()) return finish(run.error());
+    ++workload_runs_;
     cap.Record(step, *run);
     const std::string report = base + ".nsys-rep";
     const bool have_report = fs::exists(report, ec);
@@ -354,11 +388,22 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
   }
 
   // 2. Selection, and what the installed ncu offers of the metrics it will be asked for.
-  Result<Selection> sel =
-      early ? Result<Selection>(std::move(*early))
-            : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu), cfg.stages.warmup);
+  Result<Selection> sel = early ? Result<Selection>(std::move(*early))
+                                : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu),
+                                                cfg.stages.warmup, cfg.profile.ncu_rank);
   if (!sel.ok()) return finish(sel.error());
   if (!metric_note.empty()) sel->notes.push_back(metric_note);
+  if (req.max_ncu_runs > 0 && static_cast<int64_t>(sel->passes.size()) > req.max_ncu_runs) {
+    size_t dropped = 0;
+    for (size_t p = static_cast<size_t>(req.max_ncu_runs); p < sel->passes.size(); ++p) {
+      dropped += sel->passes[p].profiled_rows.size();
+    }
+    sel->notes.push_back(fmt::format(
+        "the plan needs {} ncu runs and every rank runs the workload for {} (profile.rank_ncu_runs): the last {} "
+        "launches, of the least important kernels, are not profiled; raise profile.rank_ncu_runs on every rank",
+        sel->passes.size(), req.max_ncu_runs, dropped));
+    sel->passes.resize(static_cast<size_t>(req.max_ncu_runs));
+  }
   cap.manifest["ncu_settings"]["metrics"] = metrics;
   result.selection = *sel;
   cap.manifest["selection"] = SelectionJson(*sel);
@@ -387,9 +432,18 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, *sel, pass, metrics, base, workload);
     spec.env = workload_env;
     spec.log_path = (cap.dir.logs() / fmt::format("ncu_pass{}.log", p + 1)).string();
+    for (const auto& [k, v] : run_env(workload_runs_)) spec.env[k] = v;
     spec.timeout_s = cfg.profile.ncu_timeout_s;
     spec.kill_grace_s = 60;  // ncu writes the launches profiled so far on SIGTERM
     NcuOutput ncu_out;
+    // Application replay reruns the whole workload for each pass of one launch (ncu prints
+    // "Application replay pass N" and then the workload's own output): a silent run of the
+    // workload is progress too, so the watchdog allows twice the workload's own time.
+    const bool app_replay = (sel->replay.empty() ? cfg.ncu.replay : sel->replay) == "application";
+    spec.stall_timeout_s = cfg.profile.ncu_stall_timeout_s > 0 && app_replay
+                               ? std::max(cfg.profile.ncu_stall_timeout_s, 2 * sel->app_s)
+                               : cfg.profile.ncu_stall_timeout_s;
+    spec.busy = [&](std::string_view partial) { return ncu_out.Busy(partial); };
     spec.on_line = [&](std::string_view l) {
       if (ncu_out.Feed(l)) {
         ncu_progress.Kernel(done_before + ncu_out.profiled, launches_total, ncu_out.last_passes,
@@ -400,7 +454,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
     cap.At(step)["profiled_kernel_rows"] = pass.profiled_rows;
     auto run = runner_.Run(spec);
     if (!run.ok()) return finish(run.error());
+    ++workload_runs_;
     cap.Record(step, *run);
+    if (run->stalled) cap.At(step)["stalled_at"] = ncu_out.stuck_kernel;
     cap.At(step)["launches_profiled"] = ncu_out.profiled;
     done_before += ncu_out.profiled;
     if (ncu_out.memory_backup && cfg.ncu.replay == "kernel") {
@@ -430,6 +486,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
       stop = LogHint(Error{"ncu", what, fix}, spec.log_path);
     } else if (run->interrupted) {
       stop = interrupted(fmt::format("ncu run {}", p + 1));
+    } else if (run->stalled) {
+      stop = LogHint(StallError(*sel, ncu_out, spec.stall_timeout_s), spec.log_path);
     } else if (run->timed_out) {
       stop =
           LogHint(Error{"ncu", fmt::format("stopped at its time limit ({} s)", cfg.profile.ncu_timeout_s),

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -30,6 +31,11 @@ struct ProfileRequest {
   std::map<std::string, std::string> sweep_point;  // the sweep values of this run, if any
   int64_t discovery_run = 0;                       // select from this imported run instead of running nsys
   bool dry_run = false;                            // print the commands, run nothing
+  // Wrapper mode (profile.rank): the ncu runs the plan may take (more are dropped, with a
+  // note; 0: as many as it needs), and the environment of each run of the workload (0: nsys,
+  // then one per ncu run), which each rank sets alike (capture/rank.h).
+  int64_t max_ncu_runs = 0;
+  std::function<std::map<std::string, std::string>(int64_t run)> run_env;
 };
 
 struct ProfileResult {
@@ -50,6 +56,8 @@ class ProfileSession {
   // A run that starts is returned even when it stops early (result.error says why); an
   // error before any run exists (bad tools, no GPU, bad selection) is returned as an Error.
   Result<ProfileResult> Run(const ProfileRequest& request);
+  // How many times the last Run started the workload (under nsys or ncu), whatever its outcome.
+  [[nodiscard]] int64_t workload_runs() const { return workload_runs_; }
 
  private:
   Status DryRun(const ProfileRequest& request);
@@ -64,6 +72,7 @@ class ProfileSession {
   // (a Python start that takes seconds). The GPU is asked each run: its clocks may change.
   std::map<bool, ToolVersions> versions_;
   std::map<std::string, std::optional<std::string>> torch_;
+  int64_t workload_runs_ = 0;
 };
 
 }  // namespace kscope::capture

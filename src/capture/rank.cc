@@ -1,5 +1,8 @@
 #include "capture/rank.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 
@@ -18,6 +21,40 @@ std::optional<RankInfo> RankFromEnvironment(const std::map<std::string, std::str
     if (ec == std::errc() && p == v.data() + v.size() && r >= 0) return RankInfo{r, var};
   }
   return std::nullopt;
+}
+
+int64_t WrapperPasses(int64_t rank_ncu_runs, bool discovery_given) {
+  return (discovery_given ? 0 : 1) + std::max<int64_t>(rank_ncu_runs, 1);
+}
+
+std::map<std::string, std::string> PassEnvironment(const std::map<std::string, std::string>& env, int64_t pass) {
+  std::map<std::string, std::string> out{{"KSCOPE_PASS", std::to_string(pass)}};
+  if (pass == 0) return out;
+  if (auto it = env.find("MASTER_PORT"); it != env.end()) {
+    int64_t port = 0;
+    const std::string& v = it->second;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), port);
+    if (ec == std::errc() && p == v.data() + v.size() && port > 0 && port + pass < 65536) {
+      out["MASTER_PORT"] = std::to_string(port + pass);
+      if (auto agent = env.find("TORCHELASTIC_USE_AGENT_STORE"); agent != env.end() && agent->second == "True") {
+        out["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+      }
+    }
+  }
+  return out;
+}
+
+std::string DescribePasses(int64_t passes, int64_t profiled_rank, bool discovery_given) {
+  std::string out;
+  for (int64_t p = 0; p < passes; ++p) {
+    const bool nsys = p == 0 && !discovery_given;
+    const int64_t ncu_run = p + (discovery_given ? 1 : 0);
+    out += fmt::format("pass {} of {}: every rank runs the workload once; rank {} {}\n", p + 1, passes, profiled_rank,
+                       nsys ? "under nsys (discovery)"
+                            : fmt::format("under ncu (ncu run {} of {}; unprofiled if its plan needs fewer)", ncu_run,
+                                          passes - (discovery_given ? 0 : 1)));
+  }
+  return out;
 }
 
 std::map<std::string, std::string> CurrentEnvironment() {

@@ -19,4 +19,20 @@ struct RankInfo {
 std::optional<RankInfo> RankFromEnvironment(const std::map<std::string, std::string>& env);
 std::map<std::string, std::string> CurrentEnvironment();
 
+// The wrapper mode's passes. Every rank runs the workload once per pass, so the job's own
+// rendezvous holds in each: pass 1 with the profiled rank under nsys (none with --discovery),
+// then one pass per ncu run of the profiled rank (profile.rank_ncu_runs). The count comes from
+// the configuration alone, which every rank reads alike; the profiled rank fits its plan into it.
+int64_t WrapperPasses(int64_t rank_ncu_runs, bool discovery_given);
+
+// What one pass (counted from 0) sets in the workload's environment, on every rank alike:
+// KSCOPE_PASS; and from the second pass on, a rendezvous of its own. torchrun's workers meet in
+// the agent's store (TORCHELASTIC_USE_AGENT_STORE=True), which outlives a pass and keeps the
+// keys the last pass wrote (the NCCL unique id among them): there rank 0's workload hosts a
+// fresh store instead, on MASTER_PORT + pass, as a job's own rank 0 does without torchrun.
+std::map<std::string, std::string> PassEnvironment(const std::map<std::string, std::string>& env, int64_t pass);
+
+// The passes as lines, for the dry run and the log: "pass 1 of 2: rank 0 under nsys, ...".
+std::string DescribePasses(int64_t passes, int64_t profiled_rank, bool discovery_given);
+
 }  // namespace kscope::capture

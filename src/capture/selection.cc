@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/names/communication.h"
 #include "analysis/names/kernel_names.h"
 #include "analysis/stages/stages.h"
 #include "analysis/timeline/launch_links.h"
@@ -180,31 +181,65 @@ namespace {
 // Per kernel stream row: 1 when it was launched (by any thread of the process) inside one of
 // the first `warmup` instances of a top-level stage that has more instances than that, as
 // the stage figures count warm-up; `names` gets those stages' names.
+// In a run of several processes (ranks), a stage's instances are counted per process: each
+// rank's first `warmup` instances are its warm-up.
 Result<std::vector<char>> WarmupRows(store::Store& store, int64_t run_id, const analysis::NsysEvents& e, int64_t warmup,
-                                     std::vector<std::string>& names) {
+                                     bool per_process, std::vector<std::string>& names) {
   std::vector<char> warm(e.kernels.start.size(), 0);
   if (warmup <= 0) return warm;
   auto stages = analysis::ComputeStages(store, run_id, &e);
   if (!stages.ok()) return stages.error();
   for (const auto& st : *stages) {
-    if (st.depth != 0 || st.torch_op || st.library || static_cast<int64_t>(st.instance_list.size()) <= warmup) {
-      continue;
-    }
+    if (st.depth != 0 || st.torch_op || st.library) continue;
     bool any = false;
-    for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
-      if (st.kernel_instance[i] >= warmup) continue;
-      warm[static_cast<size_t>(st.kernel_rows[i])] = 1;
-      any = true;
+    if (per_process) {
+      std::map<int64_t, std::set<int32_t>> instances;  // process -> instances that launched kernels
+      for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
+        instances[e.kernels.global_pid[static_cast<size_t>(st.kernel_rows[i])]].insert(st.kernel_instance[i]);
+      }
+      for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
+        const auto& mine = instances[e.kernels.global_pid[static_cast<size_t>(st.kernel_rows[i])]];
+        if (static_cast<int64_t>(mine.size()) <= warmup) continue;
+        if (std::distance(mine.begin(), mine.find(st.kernel_instance[i])) >= warmup) continue;
+        warm[static_cast<size_t>(st.kernel_rows[i])] = 1;
+        any = true;
+      }
+    } else {
+      if (static_cast<int64_t>(st.instance_list.size()) <= warmup) continue;
+      for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
+        if (st.kernel_instance[i] >= warmup) continue;
+        warm[static_cast<size_t>(st.kernel_rows[i])] = 1;
+        any = true;
+      }
     }
     if (any) names.push_back(analysis::DisplayName(st));
   }
   return warm;
 }
 
+// The processes that launched GPU kernels, in process order (nsys's global process id holds
+// the host, then the process ID), and each one's GPU (where most of its kernels ran).
+struct RankProcesses {
+  std::vector<int64_t> global_pids;
+  std::vector<int64_t> devices;
+};
+RankProcesses FindRanks(const analysis::NsysEvents& e, const std::vector<int64_t>& device) {
+  std::map<int64_t, std::map<int64_t, int64_t>> kernels;  // global pid -> device -> kernels
+  for (size_t i = 0; i < e.kernels.global_pid.size(); ++i) ++kernels[e.kernels.global_pid[i]][device[i]];
+  RankProcesses r;
+  for (const auto& [gpid, by_device] : kernels) {
+    r.global_pids.push_back(gpid);
+    r.devices.push_back(std::max_element(by_device.begin(), by_device.end(), [](const auto& a, const auto& b) {
+                          return a.second < b.second;
+                        })->first);
+  }
+  return r;
+}
+
 }  // namespace
 
 Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
-                                int64_t passes_per_launch, int64_t warmup_instances) {
+                                int64_t passes_per_launch, int64_t warmup_instances, int64_t ncu_rank) {
   auto events = analysis::LoadNsysEvents(store, run_id);
   if (!events.ok()) return events.error();
   const analysis::NsysEvents& e = *events;
@@ -213,9 +248,11 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     return Error{"", fmt::format("the discovery run {} has no GPU kernels", run_id),
                  "check that the workload uses the GPU and that nsys traced cuda"};
   }
-  auto mangled_col = store::ReadColumns(store.db(), run_id, store::kKernelStream, {store::kernel::kMangledName});
+  auto mangled_col = store::ReadColumns(store.db(), run_id, store::kKernelStream,
+                                        {store::kernel::kMangledName, store::kernel::kDevice});
   if (!mangled_col.ok()) return mangled_col.error();
   const std::vector<int64_t>& mangled = (*mangled_col)[0];
+  const std::vector<int64_t>& device = (*mangled_col)[1];
 
   std::vector<int64_t> ids(k.name.begin(), k.name.end());
   ids.insert(ids.end(), mangled.begin(), mangled.end());
@@ -227,6 +264,46 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   if (!strings.ok()) return strings.error();
 
   Selection sel;
+  // Ranks: with several processes, only the selected one's launches are in scope, and ncu
+  // profiles its GPU alone.
+  const RankProcesses ranks = FindRanks(e, device);
+  std::vector<char> in_rank(k.start.size(), 1);
+  sel.ranks = static_cast<int64_t>(ranks.global_pids.size());
+  if (sel.ranks > 1) {
+    if (ncu_rank < 0 || ncu_rank >= sel.ranks) {
+      return Error{"profile.ncu_rank",
+                   fmt::format("rank {} is not in the discovery run: {} processes launched GPU kernels (ranks 0 to {} "
+                               "in process order)",
+                               ncu_rank, sel.ranks, sel.ranks - 1),
+                   "choose one of them"};
+    }
+    const auto r = static_cast<size_t>(ncu_rank);
+    const int64_t gpid = ranks.global_pids[r];
+    sel.rank = ncu_rank;
+    sel.rank_pid = (gpid >> 24) & 0xFFFFFF;  // nsys's global process id: host, then process ID, then 24 bits
+    sel.device = ranks.devices[r];
+    for (size_t i = 0; i < in_rank.size(); ++i) in_rank[i] = k.global_pid[i] == gpid ? 1 : 0;
+    for (size_t o = 0; o < ranks.devices.size(); ++o) {
+      if (o != r && ranks.devices[o] == sel.device) {
+        sel.notes.push_back(fmt::format(
+            "ranks {} and {} both ran on GPU {} (a CUDA_VISIBLE_DEVICES per rank?): ncu --devices cannot tell them "
+            "apart, so ncu profiles the selected kernels of both; the selection and its percentages are rank {}'s",
+            sel.rank, o, sel.device, sel.rank));
+        break;
+      }
+    }
+  }
+  // Communication kernels wait on peers: out of scope unless asked for.
+  sel.communication = cfg.communication == "on";
+  std::vector<char> is_comm(k.start.size(), 0);
+  {
+    std::unordered_map<int64_t, char> by_name;
+    for (size_t i = 0; i < k.name.size(); ++i) {
+      auto [it, added] = by_name.try_emplace(k.name[i], 0);
+      if (added) it->second = analysis::CommunicationOf(strings->at(k.name[i])) ? 1 : 0;
+      is_comm[i] = it->second;
+    }
+  }
   sel.stage = cfg.stage;
   sel.passes_per_launch = passes_per_launch;
   sel.budget_s = cfg.budget_s;
@@ -266,14 +343,15 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   const int64_t open_end = analysis::OpenRangeEnd(e.nvtx);
   const size_t n = k.start.size();
   std::vector<int64_t> order_time(k.start.begin(), k.start.end());
-  std::vector<char> in_scope(n, cfg.stage.empty() ? 1 : 0);
+  std::vector<char> in_scope(in_rank.begin(), in_rank.end());
+  if (!cfg.stage.empty()) std::fill(in_scope.begin(), in_scope.end(), 0);
   std::vector<char> out_of_scope(n, 0);
   for (const auto& link : analysis::LinkLaunches(e, open_end)) {
     if (link.op >= n) continue;
     order_time[link.op] = e.api.start[link.api];
     if (link.range < 0) continue;
     const auto r = static_cast<size_t>(link.range);
-    if (!in_stage.empty() && in_stage[r]) in_scope[link.op] = 1;
+    if (!in_stage.empty() && in_stage[r] && in_rank[link.op]) in_scope[link.op] = 1;
     if (excluded[r]) out_of_scope[link.op] = 1;
   }
   // The top kernels are ranked on the steady state: what the warm-up instances of repeated
@@ -282,13 +360,22 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   // run over it. A named kernel is looked for everywhere.
   std::vector<char> warm(n, 0);
   if (cfg.kernel.empty()) {
-    auto w = WarmupRows(store, run_id, e, warmup_instances, sel.warmup_stages);
+    auto w = WarmupRows(store, run_id, e, warmup_instances, sel.ranks > 1, sel.warmup_stages);
     if (!w.ok()) return w.error();
     warm = std::move(w).value();
   }
   std::vector<int64_t> scope_rows, rows;  // in scope; and of those, the steady ones
+  std::set<int64_t> comm_names;
   for (size_t i = 0; i < n; ++i) {
     if (!in_scope[i] || out_of_scope[i]) continue;
+    if (is_comm[i] != 0 && !sel.communication) {
+      if (warm[i] == 0) {
+        comm_names.insert(k.name[i]);
+        ++sel.comm_launches;
+        sel.comm_ns += k.end[i] - k.start[i];
+      }
+      continue;
+    }
     scope_rows.push_back(static_cast<int64_t>(i));
     if (warm[i] != 0) {
       ++sel.warmup_kernels;
@@ -302,7 +389,12 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.warmup_kernels = sel.warmup_ns = 0;
     sel.warmup_stages.clear();
   }
+  sel.comm_kernels = static_cast<int64_t>(comm_names.size());
   sel.warmup_instances = sel.warmup_stages.empty() ? 0 : warmup_instances;
+  if (rows.empty() && sel.comm_launches > 0) {
+    return Error{"selection", "every GPU kernel in scope is a communication kernel, which ncu does not replay alone",
+                 "selection.communication=on profiles them (docs/profile.md: which replay mode works across ranks)"};
+  }
   if (rows.empty()) {
     return Error{"selection.stage",
                  cfg.stage.empty() ? "every GPU kernel was launched inside the ranges selection.exclude leaves out"
@@ -353,8 +445,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   // else every launch of the program.
   std::vector<int64_t> counted;
   if (!cfg.stage.empty() && sel.nvtx_include.empty() && sel.nvtx_exclude.empty()) {
-    counted.resize(n);
-    std::iota(counted.begin(), counted.end(), int64_t{0});
+    for (size_t i = 0; i < n; ++i) {
+      if (in_rank[i]) counted.push_back(static_cast<int64_t>(i));
+    }
     std::stable_sort(counted.begin(), counted.end(), by_launch);
   } else {
     counted = scope_rows;
@@ -402,6 +495,11 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   }
   if (!cfg.kernel.empty()) {  // targeted: the kernels named, whatever their share
     auto matched = MatchKernels(cfg.kernel, all);
+    if (!matched.ok() && sel.comm_launches > 0) {
+      Error err = matched.error();
+      err.fix += "; communication kernels are left out unless selection.communication=on";
+      return err;
+    }
     if (!matched.ok()) return matched.error();
     all = std::move(matched).value();
   }
@@ -452,6 +550,18 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
     sel.kernels.push_back(std::move(sk));
   }
   if (sel.limited_by == "kernels" && sel.deep_pct >= cfg.coverage_pct) sel.limited_by = "coverage";
+  // A communication kernel replayed alone waits for peers that do not replay: ncu reruns the
+  // whole job for each pass instead (application replay), so every rank runs its half again.
+  for (const auto& sk : sel.kernels) {
+    if (sel.communication && analysis::CommunicationOf(sk.name)) {
+      sel.replay = "application";
+      sel.notes.emplace_back(
+          "selection.communication=on and communication kernels were selected: ncu replays the whole job for each "
+          "of its passes (--replay-mode application), because a communication kernel replayed alone waits for peers "
+          "that do not replay it");
+      break;
+    }
+  }
   if (targeted) sel.limited_by = "target";
   if (sel.limited_by == "budget") {
     sel.notes.push_back(fmt::format(

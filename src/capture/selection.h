@@ -68,14 +68,28 @@ struct Selection {
   std::vector<SelectedKernel> kernels;
   std::vector<NcuPass> passes;
   std::vector<std::string> notes;  // what the user should know (e.g. why ncu is not NVTX-gated)
+  // A job of several processes under one nsys (torchrun, mpirun): each process that launched
+  // GPU kernels is a rank, in process order; the selection is one rank's (profile.ncu_rank),
+  // and ncu profiles that rank's GPU alone while the others run unprofiled.
+  int64_t ranks = 1;     // processes that launched GPU kernels
+  int64_t rank = 0;      // the one selected from (its position in process order)
+  int64_t rank_pid = 0;  // its process ID (0: a single process)
+  int64_t device = -1;   // its GPU, ncu --devices (-1: every GPU, a single process)
+  // Communication kernels (analysis/names/communication.h) in scope: left out of the ranking and
+  // of the kernel time the coverage counts (selection.communication=off), measured from nsys only.
+  bool communication = false;  // selection.communication=on: ranked like any kernel
+  int64_t comm_kernels = 0, comm_launches = 0, comm_ns = 0;
+  std::string replay;  // ncu --replay-mode the selection needs ("": ncu.replay)
 };
 
 // `passes_per_launch`: ncu's replay passes per launch for the sections and metrics asked for
 // (EstimatedPasses in capture/commands.h); with the budget it bounds how much is selected.
 // `warmup_instances`: instances of each repeated top-level stage whose launches are left out
 // of the ranking (config stages.warmup, as the stage figures leave them out).
+// `ncu_rank`: in a run of several processes with GPU kernels, the one selected from
+// (profile.ncu_rank, counted from 0 in process order).
 Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
-                                int64_t passes_per_launch, int64_t warmup_instances);
+                                int64_t passes_per_launch, int64_t warmup_instances, int64_t ncu_rank = 0);
 
 // What was selected, for the screen (a few lines and a table) and for manifest.json.
 std::string FormatSelection(const Selection& sel);

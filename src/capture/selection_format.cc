@@ -5,8 +5,36 @@
 
 namespace kscope::capture {
 
+namespace {
+
+// Which rank ncu profiles, and the communication kernels left to nsys.
+std::string RanksAndCommunication(const Selection& sel) {
+  std::string out;
+  if (sel.ranks > 1) {
+    out += fmt::format(
+        "  {} processes launched GPU kernels (ranks in process order); ncu profiles rank {} (process {}, GPU {}: "
+        "--devices {}) while the others run unprofiled (profile.ncu_rank)\n",
+        sel.ranks, sel.rank, sel.rank_pid, sel.device, sel.device);
+  }
+  if (sel.comm_launches > 0) {
+    const double total = static_cast<double>(sel.scope_ns + sel.comm_ns);
+    out += fmt::format(
+        "  communication left out: {} kernel{}, {} launches, {:.3f} ms ({:.1f}% of the kernel time{}), measured from "
+        "nsys only: ncu's replay of one would wait for peers that do not replay it (selection.communication=on "
+        "profiles them)\n",
+        sel.comm_kernels, sel.comm_kernels == 1 ? "" : "s", sel.comm_launches, static_cast<double>(sel.comm_ns) / 1e6,
+        total > 0 ? 100.0 * static_cast<double>(sel.comm_ns) / total : 0.0,
+        sel.ranks > 1 ? fmt::format(" of rank {}", sel.rank) : "");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string FormatSelection(const Selection& sel) {
   std::string scope = sel.stage.empty() ? "the whole run" : "NVTX range '" + sel.stage + "'";
+  if (sel.ranks > 1) scope = fmt::format("rank {} of {} ({})", sel.rank, sel.ranks, scope);
+  if (sel.comm_launches > 0) scope = "the compute kernels of " + scope;
   for (const auto& x : sel.nvtx_exclude) scope += " outside '" + x + "'";
   if (sel.warmup_kernels > 0) scope += " after its warm-up";
   int64_t launches = 0;
@@ -21,6 +49,7 @@ std::string FormatSelection(const Selection& sel) {
                           : fmt::format("launches {} to {}", sel.warmup + 1, sel.warmup + sel.launches),
         sel.filter_mode == "global" ? "kernel" : "launch configuration",
         sel.passes.size() > 1 ? fmt::format(", in {} ncu runs (one a kernel)", sel.passes.size()) : "");
+    out += RanksAndCommunication(sel);
     out += "    #  time %  launches  configs  profiled  kernel\n";
     for (size_t i = 0; i < sel.kernels.size(); ++i) {
       const auto& k = sel.kernels[i];
@@ -36,6 +65,7 @@ std::string FormatSelection(const Selection& sel) {
       sel.kernels.size(), sel.kernels.size() == 1 ? "" : "s", sel.covered_pct, scope, sel.scope_kernels,
       static_cast<double>(sel.scope_ns) / 1e6, sel.warmup, sel.deep_pct, sel.passes.size(),
       sel.passes.size() == 1 ? "" : "s", launches, sel.launches, sel.warmup);
+  out += RanksAndCommunication(sel);
   if (sel.warmup_kernels > 0) {
     std::string stages;
     for (const auto& st : sel.warmup_stages) stages += (stages.empty() ? "'" : ", '") + st + "'";
@@ -83,7 +113,17 @@ nlohmann::json SelectionJson(const Selection& sel) {
                    {"warmup_ns", sel.warmup_ns},
                    {"kernels", nlohmann::json::array()},
                    {"passes", nlohmann::json::array()},
-                   {"notes", sel.notes}};
+                   {"notes", sel.notes},
+                   {"ranks", sel.ranks},
+                   {"rank", sel.rank},
+                   {"rank_pid", sel.rank_pid},
+                   {"device", sel.device},
+                   {"communication",
+                    {{"selected", sel.communication},
+                     {"left_out_kernels", sel.comm_kernels},
+                     {"left_out_launches", sel.comm_launches},
+                     {"left_out_ns", sel.comm_ns}}},
+                   {"replay", sel.replay}};
   for (const auto& k : sel.kernels) {
     j["kernels"].push_back({{"name", k.name},
                             {"mangled", k.mangled},

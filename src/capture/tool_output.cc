@@ -12,8 +12,43 @@ std::string_view Trim(std::string_view s) {
 }
 }  // namespace
 
+namespace {
+constexpr std::string_view kProfiling = "==PROF== Profiling \"";
+// The kernel a Profiling line names ("" when the line has none).
+std::string ProfiledName(std::string_view line) {
+  const auto at = line.find(kProfiling);
+  if (at == std::string_view::npos) return "";
+  const auto begin = at + kProfiling.size();
+  const auto close = line.find('"', begin);
+  return std::string(line.substr(begin, close == std::string_view::npos ? std::string_view::npos : close - begin));
+}
+bool EndsWithPasses(std::string_view line) { return line.ends_with(" passes") || line.ends_with(" pass"); }
+}  // namespace
+
+bool NcuOutput::Busy(std::string_view partial) {
+  if (partial.find(kProfiling) != std::string_view::npos && !EndsWithPasses(Trim(partial))) {
+    stuck_kernel = ProfiledName(partial);
+    return true;
+  }
+  if (in_launch_) stuck_kernel = last_kernel;
+  return in_launch_;
+}
+
 bool NcuOutput::Feed(std::string_view raw) {
   const std::string_view line = Trim(raw);
+  // A launch's progress line cut by the workload's own output (several processes share the
+  // pipe): the launch is under way until a line ends with its passes.
+  if (line.find(kProfiling) != std::string_view::npos && !line.starts_with(kProfiling)) {
+    last_kernel = ProfiledName(line);
+    in_launch_ = !EndsWithPasses(line);
+    if (!in_launch_) ++profiled;
+    return !in_launch_;
+  }
+  if (in_launch_ && !line.starts_with("==PROF== ") && EndsWithPasses(line)) {
+    in_launch_ = false;
+    ++profiled;
+    return true;
+  }
   constexpr std::string_view kProf = "==PROF== ", kWarn = "==WARNING== ", kErr = "==ERROR== ";
   if (in_available_) {
     // "1. _ZN2at6native13reduce_kernel..." until a line that is not a numbered entry
@@ -39,6 +74,8 @@ bool NcuOutput::Feed(std::string_view raw) {
         std::from_chars(rest.data() + dash + 3, rest.data() + passes, p);
         last_passes = p;
       }
+      in_launch_ = !EndsWithPasses(line);
+      if (in_launch_) return false;  // cut short by other output: its passes follow on a later line
       ++profiled;
       return true;
     }

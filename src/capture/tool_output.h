@@ -24,9 +24,15 @@ struct NcuOutput {
   std::optional<std::string> report;           // "==PROF== Report: PATH"
   // Returns true when the line completed a profiled launch (progress moved).
   bool Feed(std::string_view raw);
+  // Whether ncu is inside the profiling of one launch: it printed `==PROF== Profiling "NAME"`
+  // (in a whole line, or in `partial`, the line not yet ended) and not yet its passes. While it
+  // is, it prints progress as the replay passes go; `stuck_kernel` names the launch.
+  [[nodiscard]] bool Busy(std::string_view partial);
+  std::string stuck_kernel;
 
  private:
   bool in_available_ = false;
+  bool in_launch_ = false;  // a Profiling line began and its "- N passes" did not come yet
 };
 
 struct NsysOutput {

@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "capture/profile.h"
 #include "capture/rank.h"
@@ -27,13 +26,28 @@ struct ProfileArgs {
   bool dry_run = false;
 };
 
-// Not the profiled rank: become the workload, unprofiled (no shell: execvp of its argv).
-int ExecWorkload(const std::vector<std::string>& workload) {
-  std::vector<char*> args;
-  for (const auto& a : workload) args.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX takes char*
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  return Fail(Error{workload[0], std::string("cannot start: ") + std::strerror(errno), "check the command"});
+// Wrapper mode: the workload run unprofiled for passes [from, to), its output kscope's own, so
+// that this rank meets the others in each pass. A failed pass does not end the others (the
+// peers would wait for this rank); the exit status is the last failure's.
+int RunUnprofiled(const std::vector<std::string>& workload, int64_t from, int64_t to, int64_t passes,
+                  const std::map<std::string, std::string>& env, int64_t rank) {
+  capture::SystemRunner runner;
+  int exit_code = 0;
+  for (int64_t p = from; p < to; ++p) {
+    std::cerr << fmt::format("kscope profile: rank {}, pass {} of {}: the workload, unprofiled\n", rank, p + 1, passes);
+    capture::ProcessSpec spec;
+    spec.argv = workload;
+    spec.env = capture::PassEnvironment(env, p);
+    spec.inherit_output = true;
+    auto run = runner.Run(spec);
+    if (!run.ok()) return Fail(run.error());
+    if (run->interrupted) return 130;
+    if (!run->ok()) {
+      std::cerr << fmt::format("kscope profile: rank {}, pass {}: the workload {}\n", rank, p + 1, run->Describe());
+      exit_code = run->exit_code > 0 ? run->exit_code : 1;
+    }
+  }
+  return exit_code;
 }
 
 int Run(const ProfileArgs& a, const GlobalOptions& global) {
@@ -47,15 +61,47 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
   if (global.command.empty()) {
     return Fail(Error{"", "no workload to profile", "write: kscope profile [KEY=VALUE...] -- COMMAND ARGS..."});
   }
-  if (cfg->profile.rank >= 0) {
-    auto rank = capture::RankFromEnvironment(capture::CurrentEnvironment());
+  // Wrapper mode: every rank runs the workload once per pass; only rank N under nsys and ncu.
+  const bool wrapper = cfg->profile.rank >= 0;
+  const auto env = capture::CurrentEnvironment();
+  int64_t passes = 0;
+  std::optional<capture::RankInfo> rank;
+  if (wrapper) {
+    rank = capture::RankFromEnvironment(env);
     if (!rank) {
       return Fail(Error{"profile.rank",
                         "no rank variable (OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, RANK...) is set",
                         "start kscope under mpirun, srun or torchrun, one kscope per rank"});
     }
-    if (rank->rank != cfg->profile.rank) return ExecWorkload(global.command);
-    std::cerr << fmt::format("kscope profile: rank {} ({}) is profiled\n", rank->rank, rank->source);
+    // Checked on every rank alike, before any rank runs anything.
+    if (cfg->ncu.replay == "application" || cfg->selection.communication == "on") {
+      return Fail(Error{"profile.rank",
+                        "ncu's application replay (ncu.replay=application, or selection.communication=on) reruns the "
+                        "profiled rank's workload once per replay pass, which the other ranks do not",
+                        "keep ncu.replay=kernel in wrapper mode, or profile the job from outside its launcher: "
+                        "kscope profile -- torchrun ... (docs/profile.md)"});
+    }
+    if (!a.sweeps.empty() || !cfg->sweep.empty()) {
+      return Fail(Error{"profile.rank", "a sweep in wrapper mode would need every rank to run every point",
+                        "start the job once per sweep point"});
+    }
+    passes = capture::WrapperPasses(cfg->profile.rank_ncu_runs, a.discovery != 0);
+    // The launcher stops a job by signalling its processes (kscope here): the workload kscope
+    // runs in its own process group must stop with it.
+    capture::InstallInterruptHandlers();
+    if (rank->rank != cfg->profile.rank) {
+      if (a.dry_run) {
+        std::cerr << fmt::format(
+            "kscope profile: rank {} ({}) is not profiled; a run would start the workload {} "
+            "times, once per pass (dry run: nothing runs)\n{}",
+            rank->rank, rank->source, passes, capture::DescribePasses(passes, cfg->profile.rank, a.discovery != 0));
+        return 0;
+      }
+      return RunUnprofiled(global.command, 0, passes, passes, env, rank->rank);
+    }
+    std::cerr << fmt::format("kscope profile: rank {} ({}) is profiled; every rank runs the workload {} times\n{}",
+                             rank->rank, rank->source, passes,
+                             capture::DescribePasses(passes, cfg->profile.rank, a.discovery != 0));
   }
   auto points = capture::ExpandSweep(*cfg, global.command);
   if (!points.ok()) return Fail(points.error());
@@ -83,13 +129,23 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
     req.discovery_run = a.discovery;
     req.dry_run = a.dry_run;
     req.manifest = *manifest;
+    if (wrapper) {
+      req.max_ncu_runs = passes - (a.discovery != 0 ? 0 : 1);
+      req.run_env = [&env](int64_t run) { return capture::PassEnvironment(env, run); };
+    }
     if (points->size() > 1) {
       std::string what;
       for (const auto& [k, v] : point.values) what += fmt::format("{}{}={}", what.empty() ? "" : ", ", k, v);
       std::cerr << fmt::format("== sweep point {} of {}: {}\n", i + 1, points->size(), what);
     }
     auto result = session.Run(req);
-    if (!result.ok()) return Fail(result.error());
+    const int failed = result.ok() ? 0 : Fail(result.error());
+    // The profiled rank meets the others in the passes its profile did not use (a shorter plan,
+    // or a stop): the workload, unprofiled.
+    if (wrapper && !a.dry_run && session.workload_runs() < passes && !capture::Interrupted()) {
+      if (RunUnprofiled(global.command, session.workload_runs(), passes, passes, env, rank->rank) == 130) return 130;
+    }
+    if (!result.ok()) return failed;
     if (a.dry_run) continue;
     if (result->error) {
       exit_code = Fail(*result->error);

@@ -22,7 +22,11 @@ struct ProfileConfig {
   std::string old_runs = "compress";  // compress (zstd, each file) | delete | keep
   double nsys_timeout_s = 3600;       // time limit of the nsys run (0: none)
   double ncu_timeout_s = 7200;        // time limit of each ncu run (0: none)
+  double ncu_stall_timeout_s = 120;   // stop an ncu run that is this long inside one launch without progress (0: never)
   int64_t rank = -1;                  // wrapper mode: profile only this MPI/torchrun rank (-1: off)
+  int64_t rank_ncu_runs = 1;          // wrapper mode: ncu runs of the profiled rank (every rank runs the workload
+                                      // 1 + this many times)
+  int64_t ncu_rank = 0;               // a job under one nsys (torchrun, mpirun): the rank ncu profiles
   std::string cache_dir;              // what ncu offers, kept per version and GPU ("": ~/.cache/kscope)
   double max_trace_mb = 4096;         // largest nsys report kscope exports and imports (0: no cap)
 };
@@ -51,6 +55,7 @@ struct SelectionConfig {
   std::string launch;                   // "" (warmup, then launches), "N" or "N-M": which launches, from 1
   std::string launch_scope = "config";  // config: counted per launch configuration; kernel: per kernel
   std::vector<std::string> exclude;     // NVTX ranges whose launches are left out (ncu --nvtx-exclude)
+  std::string communication = "off";    // on: communication kernels (NCCL, ...) are selected like any other
 };
 
 struct NcuConfig {

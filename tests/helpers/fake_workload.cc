@@ -7,6 +7,8 @@
 //   fake_workload stubborn       ignore SIGTERM, sleep
 //   fake_workload env NAME       print NAME's value
 //   fake_workload cr             print progress redrawn with '\r', then a line
+//   fake_workload stall NAME     print what ncu prints when one launch is profiled and a second one
+//                                starts (NAME), then nothing: a replay that waits for a peer
 #include <signal.h>
 #include <unistd.h>
 
@@ -54,6 +56,14 @@ int main(int argc, char** argv) {
   if (mode == "env" && argc > 2) {
     const char* v = std::getenv(argv[2]);
     std::printf("%s\n", v == nullptr ? "(unset)" : v);
+    return 0;
+  }
+  if (mode == "stall" && argc > 2) {
+    std::printf("==PROF== Connected to process %d\n", static_cast<int>(getpid()));
+    std::printf("==PROF== Profiling \"first_kernel\" - 0: 0%%....50%%....100%% - 11 passes\n");
+    std::printf("==PROF== Profiling \"%s\" - 1: 0%%...", argv[2]);
+    std::fflush(stdout);
+    sleep(60);
     return 0;
   }
   if (mode == "cr") {

@@ -204,6 +204,39 @@ TEST(Rank, FromLauncherVariables) {
   EXPECT_FALSE(capture::RankFromEnvironment({}).has_value());
 }
 
+TEST(Rank, EachPassHasItsOwnRendezvous) {
+  // torchrun's workers: the agent's store serves pass 1; from pass 2 on, rank 0's workload hosts
+  // a store of its own on the next port, so no pass reads the keys of the one before.
+  const std::map<std::string, std::string> torchrun{{"MASTER_PORT", "29500"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}};
+  EXPECT_EQ(capture::PassEnvironment(torchrun, 0), (std::map<std::string, std::string>{{"KSCOPE_PASS", "0"}}));
+  EXPECT_EQ(capture::PassEnvironment(torchrun, 2),
+            (std::map<std::string, std::string>{
+                {"KSCOPE_PASS", "2"}, {"MASTER_PORT", "29502"}, {"TORCHELASTIC_USE_AGENT_STORE", "False"}}));
+  EXPECT_EQ(capture::PassEnvironment({{"MASTER_PORT", "x"}}, 1),
+            (std::map<std::string, std::string>{{"KSCOPE_PASS", "1"}}));
+  EXPECT_EQ(capture::WrapperPasses(1, false), 2);
+  EXPECT_EQ(capture::WrapperPasses(3, true), 3);
+  EXPECT_EQ(capture::DescribePasses(2, 0, false),
+            "pass 1 of 2: every rank runs the workload once; rank 0 under nsys (discovery)\n"
+            "pass 2 of 2: every rank runs the workload once; rank 0 under ncu (ncu run 1 of 1; unprofiled if its plan "
+            "needs fewer)\n");
+}
+
+TEST(ToolOutput, NcuLaunchCutByOtherOutputIsStillUnderWay) {
+  // Several ranks share ncu's output: a rank's line can cut the Profiling line of another.
+  capture::NcuOutput out;
+  EXPECT_TRUE(out.Feed("==PROF== Profiling \"nvjet_sm90_tst_64x8\" - 0: 0%....50%....100% - 11 passes"));
+  EXPECT_FALSE(out.Busy(""));
+  EXPECT_TRUE(out.Busy("==PROF== Profiling \"ncclDevKernel_AllReduce_Sum_f32_RING_LL\" - 1: 0%..."));
+  EXPECT_EQ(out.stuck_kernel, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  EXPECT_FALSE(out.Feed("==PROF== Profiling \"elementwise_kernel\" - 2: 0%....50%step 3 loss 9.1"));
+  EXPECT_TRUE(out.Busy("rank 1 waiting"));
+  EXPECT_EQ(out.stuck_kernel, "elementwise_kernel");
+  EXPECT_TRUE(out.Feed("....100% - 11 passes"));
+  EXPECT_FALSE(out.Busy(""));
+  EXPECT_EQ(out.profiled, 2);
+}
+
 // ---- what real nsys and ncu printed ----
 
 TEST(ToolOutput, NcuProgressAndReport) {

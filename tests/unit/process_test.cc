@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "capture/tool_output.h"
 #include "test_support.h"
 
 namespace kscope::capture {
@@ -179,6 +180,53 @@ TEST_F(ProcessTest, StdoutOfAFailedProgramLeavesThePreviousFile) {
   size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir_)) files += e.path().filename() != "log" ? 1 : 0;
   EXPECT_EQ(files, 1u);  // no temporary file left
+}
+
+TEST_F(ProcessTest, StallWatchdogStopsAProgramStuckInsideALaunch) {
+  // The program prints ncu's progress for one launch, starts a second and goes silent: the
+  // watchdog stops it after stall_timeout_s, well before its time limit, and names the launch.
+  NcuOutput ncu;
+  auto spec = Spec({kFake, "stall", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"});
+  spec.on_line = [&](std::string_view l) { ncu.Feed(l); };
+  spec.busy = [&](std::string_view partial) { return ncu.Busy(partial); };
+  spec.stall_timeout_s = 1;
+  spec.timeout_s = 30;
+  spec.kill_grace_s = 1;
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  EXPECT_TRUE(out->stalled);
+  EXPECT_TRUE(out->timed_out);
+  EXPECT_FALSE(out->ok());
+  EXPECT_EQ(out->Describe(), "stopped: no progress");
+  EXPECT_LT(out->seconds, 10);
+  EXPECT_EQ(ncu.profiled, 1);
+  EXPECT_EQ(ncu.stuck_kernel, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+}
+
+TEST_F(ProcessTest, StallWatchdogLeavesASilentProgramOutsideALaunchToTheTimeLimit) {
+  // Silence between launches is the workload's own time (a compilation can take minutes).
+  NcuOutput ncu;
+  auto spec = Spec({kFake, "stubborn"});
+  spec.on_line = [&](std::string_view l) { ncu.Feed(l); };
+  spec.busy = [&](std::string_view partial) { return ncu.Busy(partial); };
+  spec.stall_timeout_s = 0.5;
+  spec.timeout_s = 2;
+  spec.kill_grace_s = 0.5;
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->timed_out);
+  EXPECT_FALSE(out->stalled);
+  EXPECT_EQ(out->Describe(), "stopped at its time limit");
+}
+
+TEST_F(ProcessTest, InheritedOutputIsNotCaptured) {
+  auto spec = Spec({kFake, "lines", "2"});
+  spec.inherit_output = true;
+  auto out = runner_.Run(spec);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->ok());
+  EXPECT_TRUE(lines_.empty());
+  EXPECT_FALSE(fs::exists(dir_ / "log") && fs::file_size(dir_ / "log") > 0);
 }
 
 }  // namespace
