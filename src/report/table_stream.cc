@@ -1,5 +1,7 @@
 #include "report/table_stream.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -10,31 +12,90 @@ namespace {
 
 bool IsNumeric(const Cell& c) { return std::holds_alternative<int64_t>(c) || std::holds_alternative<Decimal>(c); }
 
-class Csv : public RowSink {
+// Rows gathered into a buffer and written in blocks: one write per 64 KiB, not per field.
+class Buffered : public RowSink {
  public:
-  explicit Csv(std::ostream& out) : out_(out) {}
-  void Begin(const std::string& /*title*/, const std::vector<std::string>& columns) override {
-    for (size_t i = 0; i < columns.size(); ++i) out_ << (i ? "," : "") << CsvField(columns[i]);
-    out_ << "\n";
+  explicit Buffered(std::ostream& out) : out_(out) {}
+  ~Buffered() override = default;
+  Buffered(const Buffered&) = delete;
+  Buffered& operator=(const Buffered&) = delete;
+
+ protected:
+  void Put(std::string_view s) {
+    buf_ += s;
+    if (buf_.size() >= (size_t{1} << 16)) Drain();
   }
-  void Row(const std::vector<Cell>& row) override {
-    for (size_t i = 0; i < row.size(); ++i) out_ << (i ? "," : "") << CsvField(CellText(row[i]));
-    out_ << "\n";
+  void Drain() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
   }
-  void End() override { out_.flush(); }
+  void Finish() {
+    Drain();
+    out_.flush();
+  }
 
  private:
   std::ostream& out_;
+  std::string buf_;
+};
+
+class Csv : public Buffered {
+ public:
+  using Buffered::Buffered;
+  void Begin(const std::string& /*title*/, const std::vector<std::string>& columns) override {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i) Put(",");
+      Put(CsvField(columns[i]));
+    }
+    Put("\n");
+  }
+  void Row(const std::vector<Cell>& row) override {
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i) Put(",");
+      if (const auto* n = std::get_if<int64_t>(&row[i])) {
+        Put(fmt::format_int(*n).c_str());
+      } else if (const auto* text = std::get_if<std::string>(&row[i]); text != nullptr && PrintableAscii(*text)) {
+        PutQuotedIfNeeded(*text);  // what CsvField(CellText(cell)) gives such text, without copies
+      } else if (!std::holds_alternative<std::monostate>(row[i])) {
+        Put(CsvField(CellText(row[i])));
+      }
+    }
+    Put("\n");
+  }
+  void End() override { Finish(); }
+
+ private:
+  // Text that DisplayText leaves as it is (a trace's kernel names, most of its bytes).
+  static bool PrintableAscii(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+  }
+  void PutQuotedIfNeeded(std::string_view s) {
+    if (s.find_first_of(",\"") == std::string_view::npos) {
+      Put(s);
+      return;
+    }
+    Put("\"");
+    for (size_t from = 0;;) {
+      const size_t quote = s.find('"', from);
+      Put(s.substr(from, quote == std::string_view::npos ? std::string_view::npos : quote + 1 - from));
+      if (quote == std::string_view::npos) break;
+      Put("\"");
+      from = quote + 1;
+    }
+    Put("\"");
+  }
 };
 
 // {"report": title, "rows": [...]} as WriteJson dumps it with an indent of 2: each row object
 // is dumped at depth 2 (four spaces), between the same brackets and commas.
-class Json : public RowSink {
+class Json : public Buffered {
  public:
-  explicit Json(std::ostream& out) : out_(out) {}
+  using Buffered::Buffered;
   void Begin(const std::string& title, const std::vector<std::string>& columns) override {
     columns_ = columns;
-    out_ << "{\n  \"report\": " << nlohmann::ordered_json(title).dump(-1, ' ', false, kReplace) << ",\n  \"rows\": [";
+    Put("{\n  \"report\": ");
+    Put(nlohmann::ordered_json(title).dump(-1, ' ', false, kReplace));
+    Put(",\n  \"rows\": [");
   }
   void Row(const std::vector<Cell>& row) override {
     nlohmann::ordered_json obj = nlohmann::ordered_json::object();
@@ -50,45 +111,46 @@ class Json : public RowSink {
         obj[columns_[i]] = nullptr;
       }
     }
-    out_ << (rows_++ ? ",\n" : "\n");
-    std::string text = obj.dump(2, ' ', false, kReplace);
-    out_ << "    ";
+    Put(rows_++ ? ",\n" : "\n");
+    const std::string text = obj.dump(2, ' ', false, kReplace);
+    std::string indented = "    ";
     for (char ch : text) {
-      out_ << ch;
-      if (ch == '\n') out_ << "    ";
+      indented += ch;
+      if (ch == '\n') indented += "    ";
     }
+    Put(indented);
   }
   void End() override {
-    out_ << (rows_ ? "\n  ]\n}\n" : "]\n}\n");
-    out_.flush();
+    Put(rows_ ? "\n  ]\n}\n" : "]\n}\n");
+    Finish();
   }
 
  private:
   static constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
-  std::ostream& out_;
   std::vector<std::string> columns_;
   size_t rows_ = 0;
 };
 
-class Text : public RowSink {
+class Text : public Buffered {
  public:
-  Text(std::ostream& out, TextLayout layout) : out_(out), layout_(std::move(layout)) {}
+  Text(std::ostream& out, TextLayout layout) : Buffered(out), layout_(std::move(layout)) {}
   void Begin(const std::string& title, const std::vector<std::string>& columns) override {
-    if (!title.empty()) out_ << title << "\n\n";
-    for (size_t i = 0; i < columns.size(); ++i) out_ << (i ? "  " : "") << Pad(columns[i], i, layout_.numeric[i]);
-    out_ << "\n";
-    for (size_t i = 0; i < columns.size(); ++i) out_ << (i ? "  " : "") << std::string(layout_.width[i], '-');
-    out_ << "\n";
+    if (!title.empty()) Put(title + "\n\n");
+    for (size_t i = 0; i < columns.size(); ++i) Put((i ? "  " : "") + Pad(columns[i], i, layout_.numeric[i]));
+    Put("\n");
+    for (size_t i = 0; i < columns.size(); ++i) Put((i ? "  " : "") + std::string(layout_.width[i], '-'));
+    Put("\n");
   }
   void Row(const std::vector<Cell>& row) override {
     for (size_t i = 0; i < row.size(); ++i) {
       // The last column is usually a long name: no trailing padding.
       const std::string text = CellText(row[i]);
-      out_ << (i ? "  " : "") << (i + 1 == row.size() && !IsNumeric(row[i]) ? text : Pad(text, i, IsNumeric(row[i])));
+      if (i) Put("  ");
+      Put(i + 1 == row.size() && !IsNumeric(row[i]) ? text : Pad(text, i, IsNumeric(row[i])));
     }
-    out_ << "\n";
+    Put("\n");
   }
-  void End() override { out_.flush(); }
+  void End() override { Finish(); }
 
  private:
   [[nodiscard]] std::string Pad(const std::string& s, size_t col, bool right) const {
@@ -96,7 +158,6 @@ class Text : public RowSink {
     const std::string fill(w - std::min(w, s.size()), ' ');
     return right ? fill + s : s + fill;
   }
-  std::ostream& out_;
   TextLayout layout_;
 };
 

@@ -18,6 +18,7 @@ Table Sample(size_t rows) {
   t.columns = {"Start (ns)", "Bytes (MB)", "Device", "Name, quoted \"here\""};
   const std::vector<std::vector<Cell>> all = {
       {int64_t{487327335}, Cell{}, std::string("NVIDIA H200 (0)"), std::string("saxpy(int, float, const float *)")},
+      {int64_t{0}, Cell{}, std::string("plain"), std::string("f<\"a\", 1>(char \"q\") \"")},
       {int64_t{16876318337}, Megabytes(131072000), std::string("NVIDIA H200 (0)"),
        std::string("[CUDA memcpy Host-to-Device]")},
       {int64_t{-1}, Round1(2256.95), Cell{}, std::string("line\nbreak \xff and \"quotes\"")},
@@ -51,7 +52,7 @@ std::string Whole(const Table& t, Format format) {
 }
 
 TEST(TableStream, SameAsWholeTableWriters) {
-  for (size_t rows : {0, 1, 3}) {
+  for (size_t rows : {0, 1, 4}) {
     const Table t = Sample(rows);
     for (Format f : {Format::kCsv, Format::kJson, Format::kTable}) {
       EXPECT_EQ(Streamed(t, f), Whole(t, f)) << rows << " rows, format " << static_cast<int>(f);
