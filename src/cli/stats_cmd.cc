@@ -132,11 +132,26 @@ int RunStats(const StatsArgs& a, const GlobalOptions& global) {
   const report::Format format = a.format == "csv"    ? report::Format::kCsv
                                 : a.format == "json" ? report::Format::kJson
                                                      : report::Format::kTable;
+  // As nsys takes them: repeated, or comma-separated, a blank item repeating the report before
+  // it; none at all, nsys's default set (those of it kscope has, in its order).
   std::vector<const report::NsysReportSpec*> specs;
-  for (const auto& r : a.reports) {
-    const auto* spec = report::FindNsysReport(r);
-    if (spec == nullptr) return Fail(report::UnknownNsysReport(r));
-    specs.push_back(spec);
+  for (const auto& arg : a.reports) {
+    size_t from = 0;
+    for (;;) {
+      const size_t comma = arg.find(',', from);
+      const std::string name = arg.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      const auto* spec = name.empty() && !specs.empty() ? specs.back() : report::FindNsysReport(name);
+      if (spec == nullptr) return Fail(report::UnknownNsysReport(name));
+      specs.push_back(spec);
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  if (a.reports.empty()) {
+    for (const char* name :
+         {"nvtx_sum", "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"}) {
+      specs.push_back(report::FindNsysReport(name));
+    }
   }
   Source src;
   if (auto st = OpenSource(a, global, src); !st.ok()) return Fail(st.error());
@@ -171,7 +186,10 @@ void RegisterStats(CLI::App& app, const GlobalOptions& global, int& exit_code) {
     names += (names.empty() ? "" : ", ") + std::string(r.name);
     if (!r.old_name.empty()) names += " (" + std::string(r.old_name) + ")";
   }
-  cmd->add_option("--report,-r", args->reports, "report name (repeatable): " + names)->required();
+  cmd->add_option("--report,-r", args->reports,
+                  "report name, repeatable or comma-separated (default: nsys's default set, those of it kscope "
+                  "has): " +
+                      names);
   cmd->add_option("--format,-f", args->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([args, &global, &exit_code] { exit_code = RunStats(*args, global); });
 }

@@ -145,8 +145,9 @@ Status NvtxPushPopTrace(sql::Db& db, const std::string& title, RowSink& sink) {
     for (int64_t k = static_cast<int64_t>(i); k >= 0; k = ranges[static_cast<size_t>(k)].parent) {
       stack.push_back(ranges[static_cast<size_t>(k)].row_id);
     }
+    std::reverse(stack.begin(), stack.end());
     std::string range_stack;
-    for (auto it = stack.rbegin(); it != stack.rend(); ++it) range_stack += ":" + std::to_string(*it);
+    for (int64_t id : stack) range_stack += ":" + std::to_string(id);
     std::string tree;
     for (int64_t l = 0; l < r.level; ++l) tree += "--";
     const int64_t duration = r.end - r.start;

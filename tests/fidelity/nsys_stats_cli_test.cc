@@ -159,6 +159,25 @@ TEST(NsysStatsCliNames, SkippedAndPrintedReportsTogether) {
                 SkippedLineFor(NsysExpectedOutput("kernels_only", "cuda_gpu_mem_time_sum").text, "kernels_only", file));
 }
 
+// Report lists as nsys takes them: comma-separated, a blank item repeating the one before;
+// no --report at all, nsys's default set (nvtx_sum, ..., of those kscope has).
+TEST(NsysStatsCliNames, CommaListsAndTheDefaultSet) {
+  const std::string file = NsysExportFile("kernels_only");
+  auto expected = [&](const char* report) { return NsysExpectedOutput("kernels_only", report).text; };
+  auto skipped = [&](const char* report) { return SkippedLineFor(expected(report), "kernels_only", file); };
+  const Printed listed = Stats({"stats", "-r", "cuda_gpu_kern_sum,,nvtx_sum", "-f", "csv", file});
+  EXPECT_EQ(listed.exit_code, 0);
+  EXPECT_EQ(listed.out, expected("cuda_gpu_kern_sum") + expected("cuda_gpu_kern_sum"));
+  EXPECT_EQ(listed.err, skipped("nvtx_sum"));
+  const Printed defaults = Stats({"stats", "-f", "csv", file});
+  EXPECT_EQ(defaults.exit_code, 0);
+  EXPECT_EQ(defaults.out, expected("cuda_api_sum") + expected("cuda_gpu_kern_sum"));
+  EXPECT_EQ(defaults.err, skipped("nvtx_sum") + skipped("cuda_gpu_mem_time_sum") + skipped("cuda_gpu_mem_size_sum"));
+  const Printed leading = Stats({"stats", "-r", ",nvtx_sum", "-f", "csv", file});
+  EXPECT_EQ(leading.exit_code, 1);
+  EXPECT_EQ(leading.err, report::UnknownNsysReport("").Line() + "\n");
+}
+
 // The stored run's trace reports read its export: gone, they say so in one line.
 TEST(NsysStatsCliNames, TraceOfARunWhoseExportIsGone) {
   const auto copy = WorkDir() / "moved.sqlite";
