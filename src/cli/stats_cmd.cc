@@ -67,7 +67,8 @@ Result<sql::Db> OpenRunExport(store::Store& store, int64_t run_id, const std::st
 struct Source {
   std::optional<store::Store> store;
   int64_t run_id = 0;
-  std::string file;  // the export's path, as SKIPPED sentences name it
+  std::string file;                  // the export's path, as SKIPPED sentences name it
+  std::vector<std::string> exports;  // a stored run's nsys exports
   std::optional<sql::Db> export_db;
   bool from_file = false;
   report::NsysDataPresent present;
@@ -83,8 +84,10 @@ Status OpenSource(const StatsArgs& a, const GlobalOptions& global, Source& src) 
     auto present = report::DataInRun(*src.store, *run_id);
     if (!present.ok()) return present.error();
     src.present = *present;
-    auto path = report::RunExportPath(*src.store, *run_id);
-    src.file = path.ok() ? *path : fmt::format("run {}", *run_id);
+    auto paths = report::RunExportPaths(*src.store, *run_id);
+    if (!paths.ok()) return paths.error();
+    src.exports = *paths;
+    src.file = src.exports.empty() ? fmt::format("run {}", *run_id) : src.exports.front();
     return Status::Ok();
   }
   src.from_file = true;
@@ -111,6 +114,12 @@ Status EnsureImported(Source& src) {
 
 Status EnsureExport(Source& src) {
   if (src.export_db) return Status::Ok();
+  if (src.exports.size() != 1) {
+    return Error{"",
+                 fmt::format("run {} holds {} nsys exports; a trace report lists the events of one", src.run_id,
+                             src.exports.size()),
+                 "pass the export itself: kscope stats --report R FILE.sqlite"};
+  }
   auto db = OpenRunExport(*src.store, src.run_id, src.file);
   if (!db.ok()) return db.error();
   src.export_db = std::move(*db);

@@ -115,15 +115,14 @@ Result<NsysDataPresent> DataInRun(store::Store& store, int64_t run_id) {
   return d;
 }
 
-Result<std::string> RunExportPath(store::Store& store, int64_t run_id) {
-  auto q = store.db().Prepare(
-      "SELECT path FROM source_file WHERE run_id = ?1 AND format = 'nsys-sqlite' ORDER BY id LIMIT 1");
+Result<std::vector<std::string>> RunExportPaths(store::Store& store, int64_t run_id) {
+  auto q = store.db().Prepare("SELECT path FROM source_file WHERE run_id = ?1 AND format = 'nsys-sqlite' ORDER BY id");
   if (!q.ok()) return q.error();
   q->Bind(1, run_id);
-  if (q->Step()) return q->Text(0);
+  std::vector<std::string> paths;
+  while (q->Step()) paths.push_back(q->Text(0));
   KSCOPE_RETURN_IF_ERROR(q->status());
-  return Error{"", fmt::format("run {} has no nsys export", run_id),
-               "import its nsys SQLite export (kscope import FILE.sqlite)"};
+  return paths;
 }
 
 }  // namespace kscope::report

@@ -56,7 +56,8 @@ Result<NsysDataPresent> DataInExport(sql::Db& export_db);
 // table holds markers alone counts as one without NVTX here.
 Result<NsysDataPresent> DataInRun(store::Store& store, int64_t run_id);
 
-// The nsys export a stored run was imported from (source_file), as its path was at import.
-Result<std::string> RunExportPath(store::Store& store, int64_t run_id);
+// The nsys exports a stored run was imported from (source_file), as their paths were at
+// import, in import order.
+Result<std::vector<std::string>> RunExportPaths(store::Store& store, int64_t run_id);
 
 }  // namespace kscope::report

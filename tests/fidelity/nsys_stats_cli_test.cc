@@ -201,5 +201,22 @@ TEST(NsysStatsCliNames, TraceOfARunWhoseExportIsGone) {
   EXPECT_EQ(sum.out, NsysExpectedOutput("kernels_only", "cuda_gpu_kern_sum").text);
 }
 
+// A run of two exports: its summaries cover both, but a trace lists the events of one export.
+TEST(NsysStatsCliNames, TraceOfARunOfTwoExports) {
+  const std::string db = (WorkDir() / "two.db").string();
+  std::filesystem::remove(db);
+  {
+    auto store = store::Store::Open(db, sql::OpenMode::kCreate);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE(import::ImportFiles(*store, {NsysExportFile("kernels_only"), NsysExportFile("cuda_only")}, {}).ok());
+  }
+  const Printed p = Stats({"--db", db, "stats", "--report", "cuda_api_trace", "--format", "csv", "1"});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.out, "");
+  EXPECT_EQ(p.err,
+            "kscope: error: run 1 holds 2 nsys exports; a trace report lists the events of one; pass the export "
+            "itself: kscope stats --report R FILE.sqlite\n");
+}
+
 }  // namespace
 }  // namespace kscope

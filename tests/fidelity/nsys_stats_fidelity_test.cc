@@ -72,8 +72,10 @@ TEST_P(StoredRunFidelity, CsvEqualsNsysStats) {
   const int64_t run = imported->front().run_id;
   auto present = report::DataInRun(*store, run);
   ASSERT_TRUE(present.ok()) << present.error().Line();
-  auto path = report::RunExportPath(*store, run);
-  ASSERT_TRUE(path.ok()) << path.error().Line();
+  auto paths = report::RunExportPaths(*store, run);
+  ASSERT_TRUE(paths.ok()) << paths.error().Line();
+  ASSERT_EQ(paths->size(), 1U);
+  const std::string* path = &paths->front();
   EXPECT_EQ(Output(*spec, *present, *path,
                    [&] {
                      if (spec->kind == report::NsysReportKind::kSummary) return ReportCsv(*store, run, c.report);
