@@ -70,7 +70,6 @@ struct Source {
   std::string file;                  // the export's path, as SKIPPED sentences name it
   std::vector<std::string> exports;  // a stored run's nsys exports
   std::optional<sql::Db> export_db;
-  bool from_file = false;
   report::NsysDataPresent present;
 };
 
@@ -90,7 +89,6 @@ Status OpenSource(const StatsArgs& a, const GlobalOptions& global, Source& src) 
     src.file = src.exports.empty() ? fmt::format("run {}", *run_id) : src.exports.front();
     return Status::Ok();
   }
-  src.from_file = true;
   src.file = a.target;
   auto db = OpenExport(a.target);
   if (!db.ok()) return db.error();
@@ -129,8 +127,9 @@ Status EnsureExport(Source& src) {
 Status WriteTrace(Source& src, const report::NsysReportSpec& spec, report::Format format) {
   KSCOPE_RETURN_IF_ERROR(EnsureExport(src));
   if (format == report::Format::kCsv) return report::StreamNsysTrace(*src.export_db, spec, *report::CsvSink(std::cout));
-  if (format == report::Format::kJson)
+  if (format == report::Format::kJson) {
     return report::StreamNsysTrace(*src.export_db, spec, *report::JsonSink(std::cout));
+  }
   // An aligned table needs every column's width first: one pass to measure, one to write.
   report::TextLayoutSink layout;
   KSCOPE_RETURN_IF_ERROR(report::StreamNsysTrace(*src.export_db, spec, layout));
