@@ -103,6 +103,7 @@ TEST_P(ExportFileFidelity, CsvEqualsNsysStats) {
                      if (!store.ok()) return store.error().Line();
                      import::ImportOptions options;
                      options.threads = c.threads;
+                     options.allow_no_kernels = true;  // as kscope stats FILE imports
                      auto imported = import::ImportFiles(*store, {file}, options);
                      if (!imported.ok()) return imported.error().Line();
                      return ReportCsv(*store, imported->front().run_id, c.report);
@@ -113,11 +114,10 @@ TEST_P(ExportFileFidelity, CsvEqualsNsysStats) {
 std::vector<Case> Cases(bool stored) {
   std::vector<Case> cases;
   for (const auto& e : testing::NsysExports()) {
-    // kscope imports no export without kernels (nvtx_only has no CUDA at all): no stored
-    // run, and from the file only what needs no import (NvtxOnlyExport below).
+    // kscope import takes no export without kernels (nvtx_only has no CUDA at all): no
+    // stored run of it (NvtxOnlyExport below).
     if (e == "nvtx_only" && stored) continue;
     for (const auto& r : report::NsysReports()) {
-      if (e == "nvtx_only" && r.name == "nvtx_sum") continue;
       // The summaries of a stored run come from the import's own work, sliced over threads.
       const bool sliced = stored && r.kind == report::NsysReportKind::kSummary;
       for (size_t threads : sliced ? std::vector<size_t>{2, 9} : std::vector<size_t>{0}) {
@@ -135,19 +135,23 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(NsysExports, StoredRunFidelity, ::testing::ValuesIn(Cases(true)), CaseName);
 
-// The export without CUDA: the NVTX summary, which nsys prints, needs an import, and kscope
-// does not import an export without a kernel table; it says so in one line.
-TEST(NsysStatsNvtxOnlyExport, SummaryNeedsAnImportThatRefusesIt) {
+// The export without CUDA: kscope import refuses it (a run without GPU work), while the
+// in-memory import of kscope stats FILE takes it for its NVTX summary (ExportFileFidelity).
+TEST(NsysStatsNvtxOnlyExport, ImportRefusesItStatsTakesIt) {
   const std::string file = NsysExportFile("nvtx_only");
   auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
   ASSERT_TRUE(store.ok());
-  auto imported = import::ImportFiles(*store, {file}, {});
-  ASSERT_FALSE(imported.ok());
-  EXPECT_EQ(imported.error().Line(),
+  auto refused = import::ImportFiles(*store, {file}, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().Line(),
             "kscope: error: " + file +
                 ": nsys export without a CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was recorded); profile with "
                 "CUDA tracing (nsys profile --trace=cuda ...) and export the report again");
-  EXPECT_FALSE(NsysExpectedOutput("nvtx_only", "nvtx_sum").skipped);  // nsys printed it
+  import::ImportOptions options;
+  options.allow_no_kernels = true;
+  auto taken = import::ImportFiles(*store, {file}, options);
+  ASSERT_TRUE(taken.ok()) << taken.error().Line();
+  EXPECT_EQ(ReportCsv(*store, taken->front().run_id, "nvtx_sum"), NsysExpectedOutput("nvtx_only", "nvtx_sum").text);
 }
 
 // The names nsys 2022.3 and earlier gave the reports mean today's reports.
