@@ -40,4 +40,20 @@ inline int RunKscope(const std::vector<std::string>& args, const std::string& lo
   return WaitExit(StartKscope(args, log));
 }
 
+// Runs kscope with `args`, its stdout into `out` and its stderr into `err`; its exit status.
+inline int RunKscopeSplit(std::vector<std::string> args, const std::string& out, const std::string& err) {
+  args.insert(args.begin(), KSCOPE_BINARY);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return WaitExit(rc == 0 ? pid : -1);
+}
+
 }  // namespace kscope::testing

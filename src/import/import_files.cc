@@ -113,7 +113,8 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
     hashing.push_back(std::async(std::launch::async, FileContentHash, paths[i]));
-    auto result = importers[i]->Import(paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads});
+    auto result = importers[i]->Import(
+        paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads, options.allow_no_kernels});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths[i];

@@ -27,6 +27,8 @@ struct ImportOptions {
   store::Manifest manifest;               // what the user says about the run
   bool run_per_file = false;              // one run per file instead of one run for all
   size_t threads = 0;                     // reader threads per file; 0: one per core
+  bool allow_no_kernels = false;          // import an nsys export without kernels (kscope stats FILE:
+                                          // its NVTX and API summaries need none); refused otherwise
   int64_t into_run = 0;                   // add the files to this existing run (e.g. ncu results to an nsys run)
   bool refuse_known_content = false;      // refuse a file whose content the store holds (kscope import
                                           // without --force)

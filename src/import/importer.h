@@ -21,9 +21,11 @@ namespace kscope::import {
 struct ImportTarget {
   store::Store& store;
   int64_t run_id;
-  int64_t source_id;           // this file's row in source_file
-  analysis::NsysFacts& facts;  // what the run's summaries need; importers append
-  size_t threads = 0;          // reader threads; 0: one per core
+  int64_t source_id;              // this file's row in source_file
+  analysis::NsysFacts& facts;     // what the run's summaries need; importers append
+  size_t threads = 0;             // reader threads; 0: one per core
+  bool allow_no_kernels = false;  // take an nsys export without kernels (kscope stats FILE's
+                                  // in-memory import, for the reports that need none)
 };
 
 struct ImportResult {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "report/nsys_numbers.h"
+#include "report/nsys_report_catalog.h"
 
 namespace kscope::report {
 
@@ -179,11 +180,12 @@ const std::vector<std::string_view>& NsysReportNames() {
 }
 
 Result<Table> BuildNsysReport(store::Store& store, int64_t run_id, std::string_view report) {
-  auto it = Builders().find(report);
+  const NsysReportSpec* spec = FindNsysReport(report);
+  if (spec == nullptr) return UnknownNsysReport(report);
+  auto it = Builders().find(spec->name);
   if (it == Builders().end()) {
-    std::string known;
-    for (auto n : NsysReportNames()) known += (known.empty() ? "" : ", ") + std::string(n);
-    return Error{"", fmt::format("unknown report '{}'", report), "choose one of: " + known};
+    return Error{"", fmt::format("'{}' is a trace report: it is read from the export itself", spec->name),
+                 "kscope stats --report " + std::string(spec->name) + " RUN|FILE"};
   }
   auto run = store.GetRun(run_id);
   if (!run.ok()) return run.error();

@@ -12,7 +12,8 @@
 
 namespace kscope::report {
 
-// The reports kscope reproduces, by their nsys names.
+// The summary reports kscope computes from a run's summary tables, by their nsys names (the
+// trace reports, report/nsys_trace.h, read the export; nsys_report_catalog.h lists both).
 const std::vector<std::string_view>& NsysReportNames();
 
 // The SQL that lists a run's kernels (kernel_summary k, their names string s) in
@@ -21,6 +22,7 @@ const std::vector<std::string_view>& NsysReportNames();
 inline constexpr std::string_view kKernelsInNsysOrder =
     "FROM kernel_summary k JOIN string s ON s.id = k.name_id WHERE k.run_id = ?1 ORDER BY k.total DESC, k.n, s.value";
 
+// `report` by its nsys name or an older one (gpukernsum); an unknown name's error lists them.
 Result<Table> BuildNsysReport(store::Store& store, int64_t run_id, std::string_view report);
 
 }  // namespace kscope::report

@@ -18,8 +18,6 @@ std::string CellText(const Cell& c) {
   return std::visit(Visitor{}, c);
 }
 
-namespace {
-// RFC 4180 quoting, as Python's csv module writes it (quote only when needed).
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -29,6 +27,8 @@ std::string CsvField(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 bool IsNumeric(const Cell& c) { return std::holds_alternative<int64_t>(c) || std::holds_alternative<Decimal>(c); }
 }  // namespace
 

@@ -33,4 +33,7 @@ void Write(const Table& t, Format format, std::ostream& out);
 
 std::string CellText(const Cell& c);
 
+// One CSV field with RFC 4180 quoting, as Python's csv module writes it (quoted only when needed).
+std::string CsvField(const std::string& s);
+
 }  // namespace kscope::report

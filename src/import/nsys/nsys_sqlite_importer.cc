@@ -117,7 +117,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
     return Error{path, "nsys export without a StringIds table", "export the report again"};
   }
   // Without its kernel table an export would import as a run with no GPU time at all.
-  if (!schema->HasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
+  if (!schema->HasTable("CUPTI_ACTIVITY_KIND_KERNEL") && !target.allow_no_kernels) {
     return Error{path, "nsys export without a CUPTI_ACTIVITY_KIND_KERNEL table (no GPU kernel was recorded)",
                  "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again"};
   }
@@ -172,7 +172,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   }
   KSCOPE_RETURN_IF_ERROR(FirstError(results, path));
   Compact(kernel_parts);
-  if (f.kernels.start.size() == kernel_base) {  // nothing sensible is left of the export
+  if (f.kernels.start.size() == kernel_base && !target.allow_no_kernels) {  // nothing sensible is left
     return Error{path,
                  *kernel_rows == 0
                      ? "nsys export without any GPU kernel (its CUPTI_ACTIVITY_KIND_KERNEL table is empty)"
