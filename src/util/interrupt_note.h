@@ -14,6 +14,12 @@ void InstallInterruptNote();
 // The line written when a signal comes from now on ("" for none); set with the signals held.
 void SetInterruptNote(const std::string& line);
 
+// Paths removed, a folder with all it holds, when a signal ends the process (after
+// InstallInterruptNote): scratch folders a kill would otherwise leave behind (util/temp_dir.h).
+// At most 256 at a time; paths longer than 1 KiB are not kept.
+void RemoveOnInterrupt(const std::string& path);
+void ForgetOnInterrupt(const std::string& path);
+
 // Holds SIGINT, SIGTERM and SIGHUP in this scope (this thread): one that comes meanwhile is
 // delivered at its end, so that a commit and its note are seen together or not at all.
 class HoldInterrupts {

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "util/interrupt_note.h"
+
 namespace kscope {
 
 namespace fs = std::filesystem;
@@ -23,9 +25,13 @@ Result<TempDir> TempDir::Make(std::string_view prefix) {
   return TempDir(std::move(name));
 }
 
+TempDir::TempDir(std::string path) : path_(std::move(path)) { RemoveOnInterrupt(path_); }
+
 TempDir::~TempDir() {
+  if (path_.empty()) return;
   std::error_code ec;
-  if (!path_.empty()) fs::remove_all(path_, ec);
+  fs::remove_all(path_, ec);
+  ForgetOnInterrupt(path_);
 }
 
 }  // namespace kscope

@@ -1,6 +1,6 @@
 // A private temporary folder: a new name made by mkdtemp under $TMPDIR (else /tmp), mode 0700,
 // so no other user's folder or link is ever written through; removed with all it holds when
-// this goes away.
+// this goes away, and when SIGINT, SIGTERM or SIGHUP end the process (util/interrupt_note.h).
 #pragma once
 
 #include <string>
@@ -23,7 +23,7 @@ class TempDir {
   [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  explicit TempDir(std::string path);
   std::string path_;
 };
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -20,6 +21,7 @@
 #include "capture/profile.h"
 #include "capture/run_dir.h"
 #include "capture/run_dir_import.h"
+#include "kscope_binary.h"
 #include "recorded_runner.h"
 #include "report/kernel_reports.h"
 #include "report/table.h"
@@ -544,6 +546,42 @@ TEST_F(ProfileReplay, RunDirectoriesMissingWhatTheirManifestPromisesAreRefused) 
   auto [steps, p4] = import_copy([](const fs::path&, nlohmann::json& m) { m["steps"] = {1, 2, 3}; }, false);
   ASSERT_FALSE(steps.ok());
   EXPECT_EQ(steps.error().Line(), "kscope: error: " + p4 + ": steps[0]: a step is not an object" + fix);
+}
+
+// An import of a run directory with compressed files, ended by SIGTERM while it reads them,
+// leaves none of its decompressed copies behind (its private scratch folder is removed by the
+// signal handler), and the store gains no run.
+TEST_F(ProfileReplay, AnInterruptedRunDirectoryImportLeavesNoScratchCopies) {
+  config_.profile.keep_runs = 1;
+  ASSERT_TRUE(Profile().ok());
+  ASSERT_TRUE(Profile().ok());
+  ASSERT_TRUE(fs::exists(dir_ / "runs" / "1" / "nsys" / "discovery.sqlite.zst"));
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directories(tmp);
+  const char* old = std::getenv("TMPDIR");
+  const std::string before = old != nullptr ? old : "";
+  setenv("TMPDIR", tmp.c_str(), 1);
+  const std::string db = (dir_ / "other.db").string(), log = (dir_ / "import.log").string();
+  const pid_t pid = testing::StartKscope({"--db", db, "import", (dir_ / "runs" / "1").string()}, log);
+  if (old != nullptr) {
+    setenv("TMPDIR", before.c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
+  }
+  // Once a decompressed copy is being written, the import is under way: stop it.
+  bool seen = false;
+  for (int i = 0; i < 20000 && !seen; ++i) {
+    for (const auto& e : fs::recursive_directory_iterator(tmp, fs::directory_options::skip_permission_denied)) {
+      if (e.is_regular_file()) seen = true;
+    }
+    if (!seen) usleep(500);
+  }
+  ASSERT_TRUE(seen) << testing::ReadFile(log);
+  kill(pid, SIGTERM);
+  EXPECT_EQ(testing::WaitExit(pid), 128 + SIGTERM) << testing::ReadFile(log);
+  std::string left;
+  for (const auto& e : fs::recursive_directory_iterator(tmp)) left += e.path().string() + "\n";
+  EXPECT_EQ(left, "");
 }
 
 }  // namespace kscope
