@@ -115,13 +115,14 @@ TEST_F(Bounds, NsysStringLongerThanOneMibIsRefused) {
                         "sqlite -o FILE.sqlite REPORT.nsys-rep), or check what wrote this file");
 }
 
-// A block header claiming 80 MiB: refused before anything of that size is read or allocated.
+// An 80 MiB block header: refused before it is read (one claiming more than the file holds is
+// "cut off or corrupt", tests/robustness/ncu_rep_bad_input_test.cc).
 TEST_F(Bounds, NcuRepBlockPastItsBoundIsRefused) {
   std::string bytes("NVR\0", 4);
   const auto u32 = [](uint32_t v) { return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)}; };
   bytes += u32(2) + std::string("\x08\x07", 2);  // the file header: version 7
   bytes += u32(80U << 20);
-  bytes += std::string(64, '\0');
+  bytes += std::string(size_t{80} << 20, '\0');  // there, but never read
   auto read = import::ncu::ReadRepBytes(bytes, "x.ncu-rep", [](const import::ncu::RepLaunch&) { return Status::Ok(); });
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.error().Line(),

@@ -253,7 +253,9 @@ class Reader {
     std::string prefix;
     if (!src_.Read(4, prefix)) return Bad("cut off inside a block header's size");
     const uint32_t header_bytes = wire::LoadU32(prefix.data());
-    if (header_bytes > kMaxHeader) return PastBound("a block header", header_bytes, kMaxHeader);
+    if (header_bytes > kMaxHeader && header_bytes <= src_.Remaining()) {
+      return PastBound("a block header", header_bytes, kMaxHeader);
+    }
     auto header = Message(header_bytes, "block header");
     if (!header.ok()) return header.error();
     uint64_t sources = 0, results = 0, payload = 0;
