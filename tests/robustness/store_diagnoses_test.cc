@@ -284,9 +284,9 @@ TEST_F(StoreDiagnoses, ReadOnlyMountAndFullDisk) {
       "; mount -o remount,ro " + mnt + "; set +e; " + k + " import --force " + copy + " > " + Path("ro_import.log") +
       " 2>&1; echo $? > " + Path("ro_import.rc") + "; " + k + " runs --format csv > " + Path("ro_runs.log") +
       " 2>&1; echo $? > " + Path("ro_runs.rc") + "; set -e; mount -o remount,rw " + mnt +
-      "; head -c $(( $(df --output=avail -B1 " + mnt + " | tail -1) - 65536 )) /dev/zero > " + mnt +
-      "/fill; set +e; " + k + " import " + big + " > " + Path("full.log") + " 2>&1; echo $? > " + Path("full.rc") +
-      "; cp " + store + " " + Path("after_full.db") + "; ls " + mnt + " > " + Path("full.ls");
+      "; head -c $(( $(df --output=avail -B1 " + mnt + " | tail -1) - 65536 )) /dev/zero > " + mnt + "/fill; set +e; " +
+      k + " import " + big + " > " + Path("full.log") + " 2>&1; echo $? > " + Path("full.rc") + "; cp " + store + " " +
+      Path("after_full.db") + "; ls " + mnt + " > " + Path("full.ls");
   ASSERT_EQ(std::system(("unshare -m sh -c '" + script + "'").c_str()), 0);
   EXPECT_EQ(ReadFile(Path("ro_import.rc")), "1\n");
   EXPECT_EQ(ReadFile(Path("ro_import.log")),
