@@ -5,13 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "capture/planned_links.h"
 #include "capture/run_dir.h"
+#include "util/bounded_json.h"
 #include "util/temp_dir.h"
 
 namespace kscope::capture {
@@ -175,13 +174,13 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     return Error{dir.string(), "not a run directory: it holds no manifest.json",
                  "name a directory that kscope profile wrote (profile.runs_dir/ID)"};
   }
-  json m;
-  {
-    std::ifstream in(*manifest_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    m = json::parse(text.str(), nullptr, false);
+  auto read = ReadJsonFile(*manifest_path, JsonBounds{}, "import the run's files themselves: kscope import FILE...");
+  if (!read.ok()) {
+    Error e = read.error();
+    e.where = (dir / "manifest.json").string();
+    return e;
   }
+  json m = std::move(read).value();
   if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
       !m["steps"].is_array()) {
     return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",

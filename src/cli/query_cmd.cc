@@ -4,7 +4,6 @@
 #include "cli/commands.h"
 #include "import/store_upgrade.h"
 #include "report/query_table.h"
-#include "report/table.h"
 #include "store/store.h"
 
 namespace kscope::cli {
@@ -21,16 +20,13 @@ void RegisterQuery(CLI::App& app, const GlobalOptions& global, int& exit_code) {
       exit_code = Fail(store.error());
       return;
     }
-    auto table = report::QueryTable(store->db(), *sql);
-    if (!table.ok()) {
-      exit_code = Fail(table.error());
-      return;
-    }
-    report::Write(*table,
-                  *format == "csv"    ? report::Format::kCsv
-                  : *format == "json" ? report::Format::kJson
-                                      : report::Format::kTable,
-                  std::cout);
+    // Each row is written as it is stepped: memory does not grow with the result.
+    const auto st = report::WriteQuery(store->db(), *sql,
+                                       *format == "csv"    ? report::Format::kCsv
+                                       : *format == "json" ? report::Format::kJson
+                                                           : report::Format::kTable,
+                                       std::cout);
+    if (!st.ok()) exit_code = Fail(st.error());
   });
 }
 

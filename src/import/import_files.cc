@@ -129,10 +129,18 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   KSCOPE_RETURN_IF_ERROR(finish_run());
   // A file already in the store would count its events twice: refused when asked, and nothing
   // of this call is kept. Each source row gets its file's fingerprint.
+  std::vector<std::string> hashes;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     auto hash = hashing[i].get();
     if (!hash.ok()) return hash.error();
     if (options.refuse_known_content) {
+      // Two files of this call with one content: their run is this call's, which is not kept.
+      if (auto same = std::find(hashes.begin(), hashes.end(), *hash); same != hashes.end()) {
+        const auto& first = paths[static_cast<size_t>(same - hashes.begin())];
+        return Error{paths[i], fmt::format("has the same content as {}, named before it in this import", first),
+                     "name one of the two, or import both with --force (their events then count twice)"};
+      }
+      hashes.push_back(*hash);
       auto run = store.RunWithContent(*hash);
       if (!run.ok()) return run.error();
       if (*run) {
@@ -172,7 +180,9 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   {
     const HoldInterrupts hold;  // an interrupt now comes once the note below is set, or with nothing kept
     if (auto st = tx->Commit(); !st.ok()) {
-      return Error{store.db().path(), "cannot commit the import: " + st.error().what, "check free disk space"};
+      const Error& e = st.error();
+      return Error{store.db().path(), "cannot commit the import: " + e.what,
+                   e.fix.empty() ? "check free disk space" : e.fix};
     }
     SetInterruptNote(CommittedNote(outcomes));
     if (options.on_commit) options.on_commit(outcomes);

@@ -20,7 +20,7 @@ namespace {
 std::optional<int> ProbeVersion(const std::string& path) {
   std::error_code ec;
   if (path == ":memory:" || !fs::is_regular_file(path, ec)) return std::nullopt;
-  auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
+  auto db = sql::Db::Open(path, sql::OpenMode::kReader);
   if (!db.ok()) return std::nullopt;
   auto version = store::StoredSchemaVersion(*db);
   return version.ok() ? std::optional<int>(*version) : std::nullopt;

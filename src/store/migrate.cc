@@ -234,11 +234,14 @@ Result<SchemaUpgrade> Summarize(sql::Db& db, int from) {
 }  // namespace
 
 Result<int> StoredSchemaVersion(sql::Db& db) {
-  auto tables = db.Prepare("SELECT count(*) FROM sqlite_master");
+  // One statement, so one snapshot: a store another kscope is creating has no table or all of
+  // them, and an error (a lock, a log being recovered) is that error, not "no kscope_meta".
+  auto tables =
+      db.Prepare("SELECT count(*), coalesce(sum(type = 'table' AND name = 'kscope_meta'), 0) FROM sqlite_master");
   if (!tables.ok()) return tables.error();
   if (!tables->Step()) return tables->status().ok() ? Result<int>(0) : Result<int>(tables->status().error());
   if (tables->Int(0) == 0) return 0;
-  if (!db.TableExists("kscope_meta")) {
+  if (tables->Int(1) == 0) {
     return Error{"", "not a kscope database (it has no kscope_meta table)",
                  "pass --db with a kscope database, or a new path to create one"};
   }

@@ -57,7 +57,12 @@ Result<Store> Store::Open(const std::string& path, sql::OpenMode mode) {
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty()) fs::create_directories(parent, ec);
   }
-  auto db = sql::Db::Open(path, mode);
+  if (auto what = sql::NotAFile(path)) {
+    return Error{path, fmt::format("is {}, not a kscope database file", *what),
+                 "pass --db with a kscope database (a regular file), or a new path to create one"};
+  }
+  // A reader opens as sql::OpenMode::kReader: it writes nothing, and leaves no -wal or -shm.
+  auto db = sql::Db::Open(path, mode == sql::OpenMode::kReadOnly ? sql::OpenMode::kReader : mode);
   if (!db.ok()) return db.error();
   Store store(std::move(db).value());
   if (mode != sql::OpenMode::kReadOnly) {

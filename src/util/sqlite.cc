@@ -1,6 +1,7 @@
 #include "util/sqlite.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,9 +54,18 @@ void CloseTransaction(sqlite3* db) {
   open_tx.erase(db);
   lost_tx.erase(db);
 }
+// Whether this process may write `path` and create its -wal and -shm files beside it.
+bool MayWrite(const std::string& path) {
+  std::error_code ec;
+  const fs::path dir = fs::absolute(path, ec).parent_path();
+  return !ec && ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+}
+
 bool InReadOnlyFolder(const std::string& path) {
   std::error_code ec;
-  if (path == ":memory:" || fs::exists(path + "-wal", ec)) return false;
+  // A -wal file may hold committed pages; a -journal file, a crashed writer's half-written
+  // pages to undo: either way the file alone is not the database, and immutable would read it.
+  if (path == ":memory:" || fs::exists(path + "-wal", ec) || fs::exists(path + "-journal", ec)) return false;
   const fs::path dir = fs::absolute(path, ec).parent_path();
   return !ec && ::access(dir.c_str(), W_OK) != 0;
 }
@@ -74,6 +84,19 @@ std::string ImmutableUri(const std::string& path) {
   return uri + "?immutable=1";
 }
 }  // namespace
+
+std::optional<std::string> NotAFile(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || path == ":memory:" || ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    return std::nullopt;
+  }
+  if (S_ISFIFO(st.st_mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  if (S_ISDIR(st.st_mode)) return "a folder";
+  return "not a regular file";
+}
 
 LockWait DefaultLockWait() {
   LockWait wait;
@@ -171,9 +194,15 @@ std::span<const uint8_t> Stmt::Blob(int col) const {
 }
 
 Result<Db> Db::Open(const std::string& path, OpenMode mode) {
+  // SQLite would open a FIFO and wait on it, or fail with words about permissions.
+  if (auto what = NotAFile(path)) {
+    return Error{path, fmt::format("is {}, not a database file", *what), "pass the path of a regular file"};
+  }
+  const bool query_only = mode == OpenMode::kReader && path != ":memory:" && MayWrite(path);
   int flags = SQLITE_OPEN_NOMUTEX;
   switch (mode) {
     case OpenMode::kReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+    case OpenMode::kReader: flags |= query_only ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY; break;
     case OpenMode::kReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
     case OpenMode::kCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
   }
@@ -181,7 +210,7 @@ Result<Db> Db::Open(const std::string& path, OpenMode mode) {
   // readers need; with no -wal file beside it, nothing is uncommitted, and the file is read
   // as immutable (no locks, no -shm).
   std::string name = path;
-  if (mode == OpenMode::kReadOnly && InReadOnlyFolder(path)) {
+  if ((flags & SQLITE_OPEN_READONLY) != 0 && InReadOnlyFolder(path)) {
     name = ImmutableUri(path);
     flags |= SQLITE_OPEN_URI;
   }
@@ -191,12 +220,14 @@ Result<Db> Db::Open(const std::string& path, OpenMode mode) {
   db.db_.reset(raw);
   db.path_ = path;
   if (rc != SQLITE_OK) {
-    std::string msg = OneLine(raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
-    return Error{path, "cannot open as an SQLite database (" + msg + ")", "check the path and its permissions"};
+    if (raw == nullptr) return Error{path, fmt::format("cannot open the database ({})", sqlite3_errstr(rc)), ""};
+    return Diagnose(path, DbFailure{sqlite3_extended_errcode(raw), sqlite3_system_errno(raw), sqlite3_errmsg(raw)},
+                    "open");
   }
   sqlite3_extended_result_codes(raw, 1);
   db.busy_ = std::make_unique<BusyState>(BusyState{path, DefaultLockWait(), {}, {}});
   sqlite3_busy_handler(raw, &Db::OnBusy, db.busy_.get());
+  if (query_only) KSCOPE_RETURN_IF_ERROR(db.Exec("PRAGMA query_only=1"));
   return db;
 }
 

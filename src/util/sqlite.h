@@ -24,7 +24,15 @@ struct StmtFinalizer {
   void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 };
 
-enum class OpenMode { kReadOnly, kReadWrite, kCreate };
+// kReadOnly opens read-only. kReader is how kscope's reading verbs open a store: read-write with
+// PRAGMA query_only when this process may write the file and its folder (so that it rolls back
+// what a crashed writer left, and the last connection's close removes the -wal and -shm files),
+// read-only otherwise; it writes nothing either way.
+enum class OpenMode { kReadOnly, kReadWrite, kCreate, kReader };
+
+// What `path` is when it exists and is not a regular file ("a FIFO (named pipe)", "a folder",
+// ...), for a refusal before SQLite opens it; nullopt for a regular file or no file.
+std::optional<std::string> NotAFile(const std::string& path);
 
 class Db;
 

@@ -27,9 +27,10 @@ TEST_F(DiskFull, AnImportThatFillsTheDiskKeepsTheStoreAsItWas) {
     ASSERT_TRUE(s->db().Exec("PRAGMA max_page_count = " + std::to_string(n)).ok());
     auto out = import::ImportFiles(*s, {NsysData("llama.sqlite")}, {});
     ASSERT_FALSE(out.ok());
-    EXPECT_EQ(out.error().Line(), "kscope: error: " + db_ +
-                                      ": the disk is full (database or disk is full); free space on its file system "
-                                      "and try again");
+    EXPECT_EQ(out.error().Line(),
+              "kscope: error: " + db_ +
+                  ": the disk is full (database or disk is full); free space on the file system of " + dir_.string() +
+                  " and try again; the store is as it was before this command");
   }
   const std::string after = ReadFile(db_);
   EXPECT_TRUE(after == before_) << "the store's file changed";

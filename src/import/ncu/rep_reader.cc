@@ -17,6 +17,15 @@ namespace {
 constexpr std::string_view kFix = "check the file is a whole .ncu-rep written by Nsight Compute";
 constexpr std::string_view kUnreadVersion = "report format version ";
 constexpr uint64_t kMaxBlock = uint64_t{1} << 31;  // no block of a real report comes near 2 GiB
+// What a read holds in memory, bounded where no report comes near (the devset's and the zoo's
+// largest, the full section set: result blocks up to 1.3 MB, block headers up to 135 KB, strings
+// of the string tables up to 110 bytes, 130 KB of them in all), so that a damaged or hostile
+// file is refused with one line instead of filling memory. Blocks without results (the kernels'
+// code) are passed over unread, whatever their size.
+constexpr uint64_t kMaxHeldBlock = uint64_t{256} << 20;
+constexpr uint64_t kMaxHeader = uint64_t{64} << 20;
+constexpr size_t kMaxTableString = size_t{1} << 20;
+constexpr size_t kMaxTableStrings = size_t{64} << 20;
 
 // Where the bytes come from: a file read piece by piece, or bytes in memory.
 class Source {
@@ -198,6 +207,17 @@ class Reader {
     return Error{where_, fmt::format("{} (at byte {})", what, src_.Offset()), std::string(kFix)};
   }
 
+  // A part of the report larger than kscope reads (its bounds above).
+  Error PastBound(std::string_view what, uint64_t bytes, uint64_t bound) const {
+    return Error{where_,
+                 fmt::format("{} holds {} bytes (at byte {}), past kscope's bound of {} MiB for it in an .ncu-rep "
+                             "(Nsight Compute's own stay far below)",
+                             what, bytes, src_.Offset(), bound >> 20),
+                 "check the file is a whole .ncu-rep written by Nsight Compute, or import it through ncu: kscope "
+                 "import --via-ncu " +
+                     where_};
+  }
+
   // A uint32-prefixed message of `size` bytes, read into a fresh buffer.
   Result<std::string> Message(uint64_t size, const char* what) {
     if (size > kMaxBlock || size > src_.Remaining()) {
@@ -232,7 +252,11 @@ class Reader {
   Status Block() {
     std::string prefix;
     if (!src_.Read(4, prefix)) return Bad("cut off inside a block header's size");
-    auto header = Message(wire::LoadU32(prefix.data()), "block header");
+    const uint32_t header_bytes = wire::LoadU32(prefix.data());
+    if (header_bytes > kMaxHeader && header_bytes <= src_.Remaining()) {
+      return PastBound("a block header", header_bytes, kMaxHeader);
+    }
+    auto header = Message(header_bytes, "block header");
     if (!header.ok()) return header.error();
     uint64_t sources = 0, results = 0, payload = 0;
     std::string_view host, exe;
@@ -245,7 +269,13 @@ class Reader {
       if (f->number == 4 && f->type == wire::Type::kBytes) {
         wire::Cursor st(f->data);
         while (auto s = st.Next()) {
-          if (s->number == 1 && s->type == wire::Type::kBytes) strings_.emplace_back(s->data);
+          if (s->number != 1 || s->type != wire::Type::kBytes) continue;
+          if (s->data.size() > kMaxTableString)
+            return PastBound("a string of its string table", s->data.size(), kMaxTableString);
+          strings_bytes_ += s->data.size();
+          if (strings_bytes_ > kMaxTableStrings)
+            return PastBound("its string tables", strings_bytes_, kMaxTableStrings);
+          strings_.emplace_back(s->data);
         }
         if (st.failed()) return Bad("a block's string table is not a valid message");
       }
@@ -269,6 +299,7 @@ class Reader {
       if (!src_.Skip(payload)) return Bad("cut off inside a block's payload");
       return Status::Ok();
     }
+    if (payload > kMaxHeldBlock) return PastBound("a block of results", payload, kMaxHeldBlock);
     payload_.clear();
     if (!src_.Read(static_cast<size_t>(payload), payload_)) return Bad("cut off inside a block's payload");
     std::string_view rest = payload_;
@@ -490,6 +521,7 @@ class Reader {
   const std::function<Status(const RepLaunch&)>& on_launch_;
   RepInstances instances_;
   std::deque<std::string> strings_;  // the string table, growing block by block; stable addresses
+  size_t strings_bytes_ = 0;         // their bytes, against kMaxTableStrings
   std::string payload_;
   RepLaunch launch_;
   RepSummary summary_;

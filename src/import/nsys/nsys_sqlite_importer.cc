@@ -122,10 +122,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
                  "profile with CUDA tracing (nsys profile --trace=cuda ...) and export the report again"};
   }
   ExportStrings strings;
-  if (!strings.Load(*db).ok()) {
-    return Error{path, fmt::format("corrupt SQLite file while reading StringIds ({})", db->ErrorMessage()),
-                 "copy or export it again"};
-  }
+  KSCOPE_RETURN_IF_ERROR(strings.Load(*db, path));
 
   // Kernels and API calls are most of an export: both tables are read in rowid slices, each
   // on its own thread and connection. Kernels come first, while this thread reads the memory

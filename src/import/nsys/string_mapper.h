@@ -14,9 +14,20 @@
 
 namespace kscope::import::nsys {
 
+// Bounds no nsys export comes near (the devset's longest string, a demangled kernel name, has
+// 2,619 bytes; its StringIds hold 102 KB in all), so that a damaged or hostile export is refused
+// with one line instead of filling memory and the store. The total bounds what Load holds.
+inline constexpr size_t kMaxExportStringBytes = size_t{1} << 20;
+inline constexpr size_t kMaxExportStringsBytes = size_t{512} << 20;
+
+// An error naming `path` for a string of `bytes` bytes in `where` ("StringIds id 7") past
+// kMaxExportStringBytes; nullopt within it.
+std::optional<Error> StringPastBound(const std::string& path, std::string_view where, size_t bytes);
+
 class ExportStrings {
  public:
-  Status Load(sql::Db& export_db);
+  // Every string of StringIds; an error names `path` and the string or total past its bound.
+  Status Load(sql::Db& export_db, const std::string& path);
   [[nodiscard]] const std::string* Value(int64_t id) const;
 
  private:

@@ -228,7 +228,9 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
     if (!s.IsNull(6)) {
       if (const std::string* v = ctx.strings.Value(s.Int(6))) return strings.Intern(*v);
     }
-    return strings.Intern(s.IsNull(5) ? std::string() : s.Text(5));
+    const std::string text = s.IsNull(5) ? std::string() : s.Text(5);
+    if (auto e = StringPastBound(ctx.path, fmt::format("{} row {}'s text", table, s.Int(0)), text.size())) return *e;
+    return strings.Intern(text);
   };
   namespace n = store::nvtx;
   // Domain names by (domain id, process); ranges are named 'domain:text'.
