@@ -4,14 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "capture/planned_links.h"
 #include "capture/run_dir.h"
+#include "util/temp_dir.h"
 
 namespace kscope::capture {
 
@@ -20,30 +21,24 @@ using json = nlohmann::json;
 
 namespace {
 
-// A folder for the decompressed copies of one directory's .zst files, removed at the end.
+// A private folder for the decompressed copies of one directory's .zst files (mkdtemp: a new
+// name, mode 0700, so no other user's folder or link is ever written through), made when first
+// needed and removed at the end.
 class Scratch {
  public:
-  Scratch() {
-    static std::atomic<int> n{0};
-    dir_ = fs::temp_directory_path() / fmt::format("kscope-import-{}-{}", getpid(), n++);
-  }
+  Scratch() = default;
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  ~Scratch() = default;
   // `path` when it exists, else `path`.zst decompressed here; "" when neither exists.
   Result<std::string> Plain(const fs::path& path) {
     std::error_code ec;
     if (fs::is_regular_file(path, ec)) return path.string();
     const fs::path zst = path.string() + ".zst";
     if (!fs::is_regular_file(zst, ec)) return std::string();
-    fs::create_directories(dir_, ec);
-    if (ec)
-      return Error{dir_.string(), "cannot make a scratch folder: " + ec.message(), "set TMPDIR to a writable folder"};
+    KSCOPE_RETURN_IF_ERROR(MakeDir());
     // Keep the file's own name: the importer recognizes pages by it.
-    const fs::path to = dir_ / path.parent_path().filename() / path.filename();
+    const fs::path to = fs::path(dir_->path()) / path.parent_path().filename() / path.filename();
     fs::create_directories(to.parent_path(), ec);
     KSCOPE_RETURN_IF_ERROR(DecompressFile(zst, to));
     originals_[to.string()] = zst.string();
@@ -53,7 +48,15 @@ class Scratch {
   [[nodiscard]] const std::map<std::string, std::string>& originals() const { return originals_; }
 
  private:
-  fs::path dir_;
+  Status MakeDir() {
+    if (dir_) return Status::Ok();
+    auto made = TempDir::Make("kscope-import-");
+    if (!made.ok()) return made.error();
+    dir_.emplace(std::move(made).value());
+    return Status::Ok();
+  }
+
+  std::optional<TempDir> dir_;
   std::map<std::string, std::string> originals_;
 };
 
@@ -93,8 +96,53 @@ store::Manifest ManifestOf(const json& m, const store::Manifest& user) {
 struct Pass {
   int number = 0;
   std::vector<int64_t> profiled_rows;
+  int64_t launches = 0;            // what ncu profiled in it, as the manifest says
+  bool promised = false;           // the manifest says it wrote a report
   std::vector<std::string> files;  // its raw and details pages, or its .ncu-rep
 };
+
+Error BadField(const fs::path& manifest, size_t step, const std::string& what) {
+  return Error{manifest.string(), fmt::format("steps[{}]: {}", step, what),
+               "the manifest was edited or damaged: use the one kscope profile wrote, or import the run's files "
+               "themselves (kscope import FILE...)"};
+}
+
+// The ncu passes the manifest's steps name ("ncu pass N" with the nsys rows it profiled). A pass
+// promised a report when it profiled launches, or, in a manifest that does not count them, when
+// the run completed.
+Result<std::vector<Pass>> PassesOf(const json& m, const fs::path& manifest) {
+  const bool complete = m.contains("status") && m["status"] == "complete";
+  std::vector<Pass> passes;
+  for (size_t i = 0; i < m["steps"].size(); ++i) {
+    const json& step = m["steps"][i];
+    if (!step.is_object()) return BadField(manifest, i, "a step is not an object");
+    if (!step.contains("name") || !step["name"].is_string()) return BadField(manifest, i, "a step has no name");
+    const std::string name = step["name"].get<std::string>();
+    if (!name.starts_with("ncu pass ") || !step.contains("profiled_kernel_rows")) continue;
+    Pass pass;
+    auto [p, err] = std::from_chars(name.data() + 9, name.data() + name.size(), pass.number);
+    if (err != std::errc() || p != name.data() + name.size() || pass.number < 1) {
+      return BadField(manifest, i, fmt::format("'{}' does not name a pass by a number from 1", name));
+    }
+    const json& rows = step["profiled_kernel_rows"];
+    if (!rows.is_array() ||
+        !std::all_of(rows.begin(), rows.end(), [](const json& r) { return r.is_number_integer(); })) {
+      return BadField(manifest, i, "profiled_kernel_rows is not a list of whole numbers");
+    }
+    pass.profiled_rows = rows.get<std::vector<int64_t>>();
+    if (step.contains("launches_profiled")) {
+      if (!step["launches_profiled"].is_number_integer()) {
+        return BadField(manifest, i, "launches_profiled is not a whole number");
+      }
+      pass.launches = step["launches_profiled"].get<int64_t>();
+      pass.promised = pass.launches > 0;
+    } else {
+      pass.promised = complete;
+    }
+    passes.push_back(std::move(pass));
+  }
+  return passes;
+}
 
 }  // namespace
 
@@ -153,17 +201,10 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     if (!sqlite.ok()) return sqlite.error();
     if (!sqlite->empty()) files.push_back(*sqlite);
   }
-  std::vector<Pass> passes;
-  for (const auto& step : m["steps"]) {
-    const std::string name = step.value("name", "");
-    int number = 0;
-    if (!name.starts_with("ncu pass ") || !step.contains("profiled_kernel_rows")) continue;
-    auto [p, err] = std::from_chars(name.data() + 9, name.data() + name.size(), number);
-    if (err != std::errc() || p != name.data() + name.size()) continue;
-    Pass pass;
-    pass.number = number;
-    pass.profiled_rows = step["profiled_kernel_rows"].get<std::vector<int64_t>>();
-    const fs::path base = dir / "ncu" / fmt::format("pass{}", number);
+  auto passes = PassesOf(m, dir / "manifest.json");
+  if (!passes.ok()) return passes.error();
+  for (Pass& pass : *passes) {
+    const fs::path base = dir / "ncu" / fmt::format("pass{}", pass.number);
     for (const char* page : {"_raw.csv", "_details.csv"}) {
       auto f = scratch.Plain(base.string() + page);
       if (!f.ok()) return f.error();
@@ -174,9 +215,20 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
       if (!rep.ok()) return rep.error();
       if (!rep->empty()) pass.files.push_back(*rep);
     }
+    if (pass.files.empty() && pass.promised) {
+      const std::string what =
+          fmt::format("ncu pass {} profiled {} launch(es), and its report ({}.ncu-rep, or its pages) is missing",
+                      pass.number, pass.launches, fs::relative(base, dir).string());
+      if (!options.partial) {
+        return Error{dir.string(), what,
+                     "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete"};
+      }
+      out.notes.push_back(what);
+      out.status = "incomplete";
+    }
     for (const auto& f : pass.files) files.push_back(f);
-    if (!pass.files.empty()) passes.push_back(std::move(pass));
   }
+  std::erase_if(*passes, [](const Pass& p) { return p.files.empty(); });
   if (files.empty()) {
     return Error{dir.string(),
                  "the run directory holds no nsys export and no ncu report or page (the profile stopped early?)",
@@ -199,7 +251,7 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     if (own_discovery) discovery = out.run_id;
     for (const auto& f : done) out.rows += f.rows_read;
     out.files = static_cast<int64_t>(done.size());
-    for (const auto& pass : passes) {
+    for (const auto& pass : *passes) {
       auto source = std::find_if(done.begin(), done.end(),
                                  [&](const import::FileOutcome& f) { return f.path == pass.files.front(); });
       if (source == done.end()) continue;

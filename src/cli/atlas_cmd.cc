@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "analysis/atlas/atlas.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "import/store_upgrade.h"
 #include "report/atlas_html.h"
 #include "report/atlas_report.h"
+#include "util/atomic_file.h"
 
 namespace kscope::cli {
 
@@ -50,17 +53,18 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   if (!cfg.ok()) return Fail(cfg.error());
   auto filter = ToFilter(a);
   if (!filter.ok()) return Fail(filter.error());
-  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   const auto grouping = a.by == "kernel" ? analysis::atlas::Grouping::kKernel : analysis::atlas::Grouping::kFamily;
   auto atlas = analysis::atlas::BuildAtlas(*store, *filter, grouping, {cfg->classify, cfg->atlas});
   if (!atlas.ok()) return Fail(atlas.error());
   if (!a.html.empty()) {
-    std::ofstream page(a.html, std::ios::binary);
-    if (!page) return Fail(Error{a.html, "cannot be written", "check the folder exists and is writable"});
-    if (auto st = report::WriteAtlasHtml(report::AtlasJson(*atlas), page); !st.ok()) {
+    // Written whole or not at all: a full disk or a kill leaves the page that was there.
+    std::ostringstream page;
+    if (auto st = report::WriteAtlasHtml(*atlas, page); !st.ok()) {
       return Fail(Error{a.html, st.error().what, st.error().fix});
     }
+    if (auto st = WriteFileAtomically(a.html, page.str()); !st.ok()) return Fail(st.error());
   }
   if (a.format == "json") {
     std::cout << report::AtlasJson(*atlas).dump(2) << "\n";

@@ -10,6 +10,7 @@
 #include "analysis/atlas/diff_selections.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "import/store_upgrade.h"
 #include "report/diff_report.h"
 #include "report/diff_selections_report.h"
 
@@ -105,7 +106,7 @@ int Run(const DiffArgs& args, const GlobalOptions& global) {
   }
   auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
-  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (args.run_a) {
     auto diff = analysis::atlas::DiffRuns(*store, *args.run_a, *args.run_b, *cfg);

@@ -7,6 +7,7 @@
 #include "capture/doctor.h"
 #include "capture/tools.h"
 #include "cli/commands.h"
+#include "util/temp_dir.h"
 
 namespace kscope::cli {
 
@@ -19,12 +20,15 @@ void RegisterDoctor(CLI::App& app, int& exit_code) {
     in.nsys_looked = capture::NsysCandidates();
     in.ncu_looked = capture::NcuCandidates();
     in.root = geteuid() == 0;
-    in.work_dir = (std::filesystem::temp_directory_path() / ("kscope-doctor-" + std::to_string(getpid()))).string();
+    auto work = TempDir::Make("kscope-doctor-");
+    if (!work.ok()) {
+      exit_code = Fail(work.error());
+      return;
+    }
+    in.work_dir = (std::filesystem::path(work->path()) / "work").string();
     capture::SystemRunner runner;
     const auto checks = capture::RunDoctor(runner, in);
     std::cout << capture::FormatChecks(checks);
-    std::error_code ec;
-    std::filesystem::remove_all(in.work_dir, ec);
     exit_code = 0;
     for (const auto& c : checks) {
       if (c.level == capture::CheckLevel::kFail) exit_code = 1;

@@ -9,6 +9,7 @@
 #include "capture/run_dir_import.h"
 #include "cli/commands.h"
 #include "import/import_files.h"
+#include "import/store_upgrade.h"
 #include "util/interrupt_note.h"
 
 namespace kscope::cli {
@@ -22,7 +23,26 @@ struct ImportArgs {
   size_t threads = 0;
   int64_t into_run = 0;
   bool via_ncu = false;
+  bool rederive = false;
+  bool partial = false;
 };
+
+// kscope import --rederive [--run N]: the gaps of runs an upgrade brought from an older store.
+int RederiveGaps(store::Store& store, int64_t run) {
+  auto outcomes = import::Rederive(store, run != 0 ? std::vector<int64_t>{run} : std::vector<int64_t>{});
+  if (!outcomes.ok()) return Fail(outcomes.error());
+  size_t open = 0;
+  for (const auto& o : *outcomes) {
+    if (o.filled) {
+      std::cout << fmt::format("run {}: {} filled from its source files\n", o.run_id, o.what);
+    } else {
+      ++open;
+      std::cout << fmt::format("run {}: {} still missing: {}\n", o.run_id, o.what, o.why_not);
+    }
+  }
+  std::cout << fmt::format("{} of {} gaps filled\n", outcomes->size() - open, outcomes->size());
+  return 0;
+}
 
 // Each run directory in turn, each in its own transaction: one that fails is said and left
 // out, the others are kept. Returns the exit code (1 when any failed).
@@ -61,8 +81,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_option("files", args->files,
                   "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read natively) or their CSV "
                   "pages (ncu --import R --page raw|details --csv); or run directories that kscope profile wrote (or "
-                  "folders of them, e.g. profile.runs_dir), each a run of its own")
-      ->required();
+                  "folders of them, e.g. profile.runs_dir), each a run of its own");
   cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
   AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
@@ -72,15 +91,31 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_option("--threads", args->threads, "reader threads per file (default: one per core)");
   cmd->add_flag("--via-ncu", args->via_ncu,
                 "read .ncu-rep reports through the installed ncu's raw and details pages instead of natively");
+  cmd->add_flag("--partial", args->partial,
+                "import a run directory that lacks an ncu report its manifest names, marked incomplete, instead of "
+                "refusing it");
+  cmd->add_flag("--rederive", args->rederive,
+                "fill what runs upgraded from an older store lack (thread names, content hashes) from their source "
+                "files, where those still exist (all runs, or --run N)");
   cmd->callback([args, &global, &exit_code] {
+    if (args->files.empty() != args->rederive) {
+      exit_code = Fail(Error{"", args->rederive ? "--rederive takes no files" : "no files to import",
+                             args->rederive ? "give the run with --run N, or none for every run"
+                                            : "give nsys exports, ncu reports or run directories"});
+      return;
+    }
     auto manifest = ToManifest(args->manifest);
     if (!manifest.ok()) {
       exit_code = Fail(manifest.error());
       return;
     }
-    auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kCreate);
+    auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kCreate);
     if (!store.ok()) {
       exit_code = Fail(store.error());
+      return;
+    }
+    if (args->rederive) {
+      exit_code = RederiveGaps(*store, args->into_run);
       return;
     }
     InstallInterruptNote();  // an interrupt after the commit says the run is complete
@@ -102,9 +137,11 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.into_run = args->into_run;
     options.refuse_known_content = !args->force;
     options.via_ncu = args->via_ncu;
+    options.partial = args->partial;
     options.refuse_unrelated_ncu = !args->force;
     if (!dirs.empty()) {
       exit_code = ImportDirs(*store, dirs, *manifest, options);
+      if (auto there = store->CheckStillThere(); !there.ok()) exit_code = Fail(there.error());
       std::cout << fmt::format("{:.2f} s into {}\n",
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                                global.DbPath());
@@ -113,6 +150,10 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
       exit_code = Fail(outcomes.error());
+      return;
+    }
+    if (auto there = store->CheckStillThere(); !there.ok()) {
+      exit_code = Fail(there.error());
       return;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "config/config.h"
+#include "import/store_upgrade.h"
 #include "report/all_kernels.h"
 #include "report/kernel_reports.h"
 
@@ -44,7 +45,7 @@ void WriteTables(const std::vector<report::Table>& tables, report::Format format
 int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
   auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
-  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (!one) {
     auto table = a.all ? report::AllKernelsTable(*store, a.run, cfg->classify)

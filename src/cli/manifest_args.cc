@@ -9,7 +9,8 @@ void AddManifestOptions(CLI::App* cmd, ManifestArgs& args) {
   cmd->add_option("--dtype", args.dtype, "manifest: compute dtype, e.g. bf16");
   cmd->add_option("--batch", args.batch, "manifest: batch size");
   cmd->add_option("--tokens", args.tokens, "manifest: tokens processed");
-  cmd->add_option("--tag", args.tags, "manifest: free-form KEY=VALUE tag (repeatable)");
+  // One value per --tag, so that a file after it is not taken for another tag.
+  cmd->add_option("--tag", args.tags, "manifest: free-form KEY=VALUE tag (repeatable)")->allow_extra_args(false);
 }
 
 Result<store::Manifest> ToManifest(const ManifestArgs& args) {

@@ -12,6 +12,7 @@
 #include "capture/tools.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "import/store_upgrade.h"
 
 namespace kscope::cli {
 
@@ -113,7 +114,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
   // A dry run without a discovery run reads nothing: an empty in-memory store serves it.
   auto store = a.dry_run && a.discovery == 0
                    ? store::Store::Open(":memory:", sql::OpenMode::kCreate)
-                   : store::Store::Open(global.DbPath(), a.dry_run ? sql::OpenMode::kReadOnly : sql::OpenMode::kCreate);
+                   : import::OpenStore(global.DbPath(), a.dry_run ? sql::OpenMode::kReadOnly : sql::OpenMode::kCreate);
   if (!store.ok()) return Fail(store.error());
   capture::SystemRunner runner;
   capture::InstallInterruptHandlers();

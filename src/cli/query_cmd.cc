@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "import/store_upgrade.h"
 #include "report/query_table.h"
 #include "report/table.h"
 #include "store/store.h"
@@ -15,7 +16,7 @@ void RegisterQuery(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   cmd->add_option("sql", *sql, "the statement, e.g. \"SELECT * FROM v_runs\"")->required();
   cmd->add_option("--format,-f", *format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([sql, format, &global, &exit_code] {
-    auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+    auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
     if (!store.ok()) {
       exit_code = Fail(store.error());
       return;

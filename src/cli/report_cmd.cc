@@ -2,9 +2,11 @@
 // report.html in a folder (report/run_report.h, report/report_files.h).
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "config/config.h"
+#include "import/store_upgrade.h"
 #include "report/report_files.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
@@ -38,7 +40,7 @@ std::string OutDir(store::Store& store, const ReportArgs& a) {
 int Run(const ReportArgs& a, const GlobalOptions& global) {
   auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
-  auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+  auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   auto report = report::BuildRunReport(*store, a.run, *cfg);
   if (!report.ok()) return Fail(report.error());

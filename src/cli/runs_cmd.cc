@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "import/store_upgrade.h"
 #include "report/table.h"
 #include "store/store.h"
 
@@ -13,7 +14,7 @@ void RegisterRuns(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("runs", "List the runs in the database");
   cmd->add_option("--format,-f", *format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([format, &global, &exit_code] {
-    auto store = store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly);
+    auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
     if (!store.ok()) {
       exit_code = Fail(store.error());
       return;

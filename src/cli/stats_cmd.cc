@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "import/import_files.h"
+#include "import/store_upgrade.h"
 #include "report/nsys_stats.h"
 
 namespace kscope::cli {
@@ -29,7 +30,7 @@ int RunStats(const StatsArgs& a, const GlobalOptions& global) {
                                 : a.format == "json" ? report::Format::kJson
                                                      : report::Format::kTable;
   std::optional<int64_t> run_id = std::filesystem::exists(a.target) ? std::nullopt : AsRunId(a.target);
-  Result<store::Store> store = run_id ? store::Store::Open(global.DbPath(), sql::OpenMode::kReadOnly)
+  Result<store::Store> store = run_id ? import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly)
                                       : store::Store::Open(":memory:", sql::OpenMode::kCreate);
   if (!store.ok()) return Fail(store.error());
   if (!run_id) {

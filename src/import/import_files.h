@@ -33,6 +33,8 @@ struct ImportOptions {
   bool refuse_unrelated_ncu = false;      // refuse ncu results that match none of their run's nsys kernels
                                           // (kscope import without --force; import/ncu_run_check.h)
   bool via_ncu = false;                   // read .ncu-rep files through ncu's page exports (the fallback)
+  bool partial = false;                   // kscope import DIR --partial: a run directory missing a report its
+                                          // manifest names is imported, marked incomplete, instead of refused
   std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
   // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
   std::function<void(const std::vector<FileOutcome>&)> on_commit;

@@ -42,7 +42,7 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
     auto v = verdicts.find(analysis::KernelMatchKey(r.name));
     const bool profiled = v != verdicts.end();
     // One of ncu's figures, rounded to one decimal, or empty where the kernel was not profiled.
-    auto figure = [&](std::optional<double> parts::KernelVerdict::*field) {
+    auto figure = [&](std::optional<double> KernelVerdict::*field) {
       return profiled && v->second.*field ? Cell(Round1(*(v->second.*field))) : Cell();
     };
     const double share = all_ns > 0 ? 100.0 * static_cast<double>(r.total) / static_cast<double>(all_ns) : 0.0;
@@ -54,11 +54,11 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
                           id.family,
                           std::string(analysis::LibraryName(id.library)),
                           profiled ? Cell(v->second.bottleneck) : Cell(std::string("not profiled")),
-                          figure(&parts::KernelVerdict::sm_pct),
-                          figure(&parts::KernelVerdict::dram_pct),
-                          figure(&parts::KernelVerdict::l1_hit_pct),
-                          figure(&parts::KernelVerdict::l2_hit_pct),
-                          figure(&parts::KernelVerdict::achieved_occupancy_pct),
+                          figure(&KernelVerdict::sm_pct),
+                          figure(&KernelVerdict::dram_pct),
+                          figure(&KernelVerdict::l1_hit_pct),
+                          figure(&KernelVerdict::l2_hit_pct),
+                          figure(&KernelVerdict::achieved_occupancy_pct),
                           profiled && !v->second.top_stall.empty() ? Cell(v->second.top_stall) : Cell(),
                           r.name};
     t.rows.push_back(std::move(row));

@@ -45,4 +45,8 @@ nlohmann::json AtlasSignalsJson(const analysis::atlas::Atlas& atlas);
 // The whole atlas; docs/atlas.md describes its fields.
 nlohmann::json AtlasJson(const analysis::atlas::Atlas& atlas);
 
+// The same atlas with every text and map key as DisplayText (util/display_text.h) shows it:
+// what atlas.html shows and embeds.
+analysis::atlas::Atlas ForDisplay(const analysis::atlas::Atlas& atlas);
+
 }  // namespace kscope::report

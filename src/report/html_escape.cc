@@ -1,7 +1,5 @@
 #include "report/html_escape.h"
 
-#include "util/display_text.h"
-
 namespace kscope::report {
 
 std::string EscapeHtml(std::string_view text) {
@@ -33,21 +31,6 @@ std::string JsonForScript(const nlohmann::json& value) {
     }
   }
   return out;
-}
-
-nlohmann::json ForDisplay(const nlohmann::json& value) {
-  if (value.is_string()) return DisplayText(value.get_ref<const std::string&>());
-  if (value.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : value) out.push_back(ForDisplay(item));
-    return out;
-  }
-  if (value.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& [key, item] : value.items()) out[DisplayText(key)] = ForDisplay(item);
-    return out;
-  }
-  return value;
 }
 
 }  // namespace kscope::report

@@ -18,9 +18,4 @@ std::string EscapeHtml(std::string_view text);
 // or open a comment in it; bytes that are not UTF-8 become U+FFFD.
 std::string JsonForScript(const nlohmann::json& value);
 
-// The same value with every string and key as DisplayText (util/display_text.h) shows it:
-// valid UTF-8 with control characters escaped. The page, report.md and the terminal show
-// names this way, and what a page shows and what it embeds agree.
-nlohmann::json ForDisplay(const nlohmann::json& value);
-
 }  // namespace kscope::report

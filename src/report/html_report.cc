@@ -7,7 +7,7 @@
 #include "report/html_assets.h"
 #include "report/html_escape.h"
 #include "report/html_sections.h"
-#include "report/json_fields.h"
+#include "report/run_report_json.h"
 #include "report/vega_runtime.h"
 
 namespace kscope::report {
@@ -19,18 +19,17 @@ constexpr std::string_view kChartScripts[] = {"charts_common.js", "chart_top_ker
                                               "chart_stages.js",  "chart_bottleneck_mix.js", "chart_timeline.js",
                                               "render.js"};
 
-void WriteHeader(const nlohmann::json& report, std::ostream& out) {
-  const nlohmann::json& run = Field(report, "run");
-  std::string title = TextField(run, "label");
-  if (title.empty()) title = "run " + TextField(run, "id");
+void WriteHeader(const RunPart& run, std::ostream& out) {
+  std::string title = run.manifest.label.value_or("");
+  if (title.empty()) title = "run " + std::to_string(run.id);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>kscope report: " << EscapeHtml(title) << "</title>\n<style>\n"
       << HtmlAsset("report.css") << "</style>\n</head>\n<body>\n<header>\n<h1>kscope report: " << EscapeHtml(title)
       << "</h1>\n";
   std::string lead;
-  for (std::string_view key : {"model", "gpu", "imported_at"}) {
-    if (std::string value = TextField(run, key); !value.empty()) lead += (lead.empty() ? "" : " \u00b7 ") + value;
+  for (const std::string& value : {run.manifest.model.value_or(""), run.manifest.gpu.value_or(""), run.imported_at}) {
+    if (!value.empty()) lead += (lead.empty() ? "" : " \u00b7 ") + value;
   }
   if (!lead.empty()) out << "<p class=\"lead\">" << EscapeHtml(lead) << "</p>\n";
   out << "<noscript><p class=\"chart-empty\">The charts need JavaScript; the tables hold the same numbers.</p>"
@@ -38,11 +37,11 @@ void WriteHeader(const nlohmann::json& report, std::ostream& out) {
 }
 }  // namespace
 
-Status WriteHtmlReport(const nlohmann::json& report, std::ostream& out) {
+Status WriteHtmlReport(const RunReport& report, std::ostream& out) {
   Result<std::string> vega = VegaRuntimeScript(VegaOverrideDir());
   if (!vega.ok()) return vega.error();
-  const nlohmann::json clean = ForDisplay(report);
-  WriteHeader(clean, out);
+  const RunReport clean = ForDisplay(report);
+  WriteHeader(clean.run, out);
   out << "<main>\n";
   WriteRunSection(clean, out);
   WriteTopKernelsSection(clean, out);
@@ -53,7 +52,8 @@ Status WriteHtmlReport(const nlohmann::json& report, std::ostream& out) {
   WriteNotesSection(clean, out);
   out << "</main>\n<footer>Written by kscope. Charts drawn by Vega (BSD-3-Clause), embedded from Debian's "
          "libjs-vega.</footer>\n";
-  out << "<script type=\"application/json\" id=\"kscope-report\">" << JsonForScript(clean) << "</script>\n";
+  // The charts' data: the report as report.json holds it, its texts as the page shows them.
+  out << "<script type=\"application/json\" id=\"kscope-report\">" << JsonForScript(ToJson(clean)) << "</script>\n";
   out << "<script>\n" << *vega << "</script>\n<script>\n";
   for (std::string_view name : kChartScripts) out << HtmlAsset(name);
   out << "</script>\n</body>\n</html>\n";

@@ -7,16 +7,48 @@
 #include "report/html_escape.h"
 #include "report/html_sections.h"
 #include "report/html_table.h"
-#include "report/json_fields.h"
 
 namespace kscope::report {
 
 namespace {
 // "98.4% of wall time": a finding's size and its unit.
-std::string SizeText(const nlohmann::json& finding) {
-  const std::string unit = TextField(finding, "size_unit");
-  return DecimalText(NumberField(finding, "size")) + (unit.empty() || unit[0] == '%' ? "" : " ") + unit;
+std::string SizeText(const analysis::Finding& finding) {
+  const std::string& unit = finding.size_unit;
+  return DecimalText(finding.size) + (unit.empty() || unit[0] == '%' ? "" : " ") + unit;
 }
+
+std::string OptionalText(const std::optional<std::string>& s) { return s.value_or(""); }
+std::string OptionalText(const std::optional<int64_t>& n) { return n ? std::to_string(*n) : ""; }
+
+// The run's facts as (heading, text) rows, those without a value left out.
+std::vector<std::pair<std::string, std::string>> RunFacts(const RunPart& run) {
+  const store::Manifest& m = run.manifest;
+  std::string tags;
+  for (const auto& [key, value] : m.tags) tags.append(tags.empty() ? "" : ", ").append(key).append("=").append(value);
+  std::vector<std::pair<std::string, std::string>> facts;
+  for (auto& [heading, value] :
+       std::vector<std::pair<std::string, std::string>>{{"Run", std::to_string(run.id)},
+                                                        {"Label", OptionalText(m.label)},
+                                                        {"Model", OptionalText(m.model)},
+                                                        {"Data type", OptionalText(m.dtype)},
+                                                        {"Batch", OptionalText(m.batch)},
+                                                        {"Tokens", OptionalText(m.tokens)},
+                                                        {"GPU", OptionalText(m.gpu)},
+                                                        {"Driver", OptionalText(m.driver)},
+                                                        {"CUDA", OptionalText(m.cuda_version)},
+                                                        {"nsys (export)", OptionalText(m.nsys_export_version)},
+                                                        {"nsys (--version)", OptionalText(m.nsys_tool_version)},
+                                                        {"ncu", OptionalText(m.ncu_version)},
+                                                        {"Command", OptionalText(m.command)},
+                                                        {"Status", run.status},
+                                                        {"Imported", run.imported_at},
+                                                        {"Tags", tags}}) {
+    if (!value.empty()) facts.emplace_back(heading, std::move(value));
+  }
+  return facts;
+}
+
+std::string Duration(int64_t ns) { return DurationText(static_cast<double>(ns)); }
 }  // namespace
 
 void WriteChartPlace(std::string_view name, const std::optional<std::string>& empty, std::ostream& out) {
@@ -28,71 +60,38 @@ void WriteChartPlace(std::string_view name, const std::optional<std::string>& em
   }
 }
 
-void WriteFindings(const nlohmann::json& findings, std::ostream& out) {
+void WriteFindings(const std::vector<analysis::Finding>& findings, std::ostream& out) {
   for (const auto& f : findings) {
     out << "<div class=\"finding\"><p><span class=\"size\">" << EscapeHtml(SizeText(f)) << "</span> "
-        << EscapeHtml(TextField(f, "title")) << "</p>\n<p>" << EscapeHtml(TextField(f, "detail")) << "</p>\n";
-    if (const std::string fix = TextField(f, "fix"); !fix.empty()) {
-      out << "<p class=\"fix\">Fix: " << EscapeHtml(fix) << "</p>\n";
-    }
+        << EscapeHtml(f.title) << "</p>\n<p>" << EscapeHtml(f.detail) << "</p>\n";
+    if (!f.fix.empty()) out << "<p class=\"fix\">Fix: " << EscapeHtml(f.fix) << "</p>\n";
     out << "</div>\n";
   }
 }
 
-void WriteRunSection(const nlohmann::json& report, std::ostream& out) {
-  const nlohmann::json& run = Field(report, "run");
-  std::string tags;
-  if (const nlohmann::json& t = Field(run, "tags"); t.is_object()) {
-    for (const auto& [key, value] : t.items()) {
-      tags += (tags.empty() ? "" : ", ") + key + "=" + ValueText(value);
-    }
-  }
-  std::vector<std::pair<std::string, std::string>> facts;
-  for (const auto& [heading, key] :
-       std::vector<std::pair<std::string, std::string>>{{"Run", "id"},
-                                                        {"Label", "label"},
-                                                        {"Model", "model"},
-                                                        {"Data type", "dtype"},
-                                                        {"Batch", "batch"},
-                                                        {"Tokens", "tokens"},
-                                                        {"GPU", "gpu"},
-                                                        {"Driver", "driver"},
-                                                        {"CUDA", "cuda_version"},
-                                                        {"nsys (export)", "nsys_export_version"},
-                                                        {"nsys (--version)", "nsys_tool_version"},
-                                                        {"ncu", "ncu_version"},
-                                                        {"Command", "command"},
-                                                        {"Status", "status"},
-                                                        {"Imported", "imported_at"}}) {
-    if (std::string value = TextField(run, key); !value.empty()) facts.emplace_back(heading, std::move(value));
-  }
-  if (!tags.empty()) facts.emplace_back("Tags", tags);
+void WriteRunSection(const RunReport& report, std::ostream& out) {
   out << "<section id=\"run\">\n<h2>Run</h2>\n";
-  WriteHtmlFacts(facts, out);
+  WriteHtmlFacts(RunFacts(report.run), out);
 
-  const nlohmann::json& s = Field(report, "summary");
+  const SummaryPart& s = report.summary;
   out << "<h3>Summary</h3>\n";
-  WriteHtmlFacts({{"Wall time", DurationText(NumberField(s, "wall_ns"))},
-                  {"GPU busy", DurationText(NumberField(s, "gpu_busy_ns")) + " (" +
-                                   PercentText(NumberField(s, "gpu_busy_pct")) + " of the wall time)"},
-                  {"Kernel time", DurationText(NumberField(s, "kernel_ns"))},
-                  {"Copy and set time", DurationText(NumberField(s, "memop_ns"))},
-                  {"Kernels", CountText(IntegerField(s, "kernels"))},
-                  {"Copies and sets", CountText(IntegerField(s, "memops"))},
-                  {"CUDA API calls", CountText(IntegerField(s, "api_calls"))},
-                  {"Profiled launches (ncu)", CountText(IntegerField(s, "profiled_launches"))},
-                  {"Profiled kernels (ncu)", CountText(IntegerField(s, "profiled_kernels"))}},
+  WriteHtmlFacts({{"Wall time", Duration(s.wall_ns)},
+                  {"GPU busy", Duration(s.gpu_busy_ns) + " (" + PercentText(s.gpu_busy_pct) + " of the wall time)"},
+                  {"Kernel time", Duration(s.kernel_ns)},
+                  {"Copy and set time", Duration(s.memop_ns)},
+                  {"Kernels", CountText(s.kernels)},
+                  {"Copies and sets", CountText(s.memops)},
+                  {"CUDA API calls", CountText(s.api_calls)},
+                  {"Profiled launches (ncu)", CountText(s.profiled_launches)},
+                  {"Profiled kernels (ncu)", CountText(s.profiled_kernels)}},
                  out);
   out << "</section>\n";
 }
 
-void WriteNotesSection(const nlohmann::json& report, std::ostream& out) {
-  const nlohmann::json& notes = ListField(report, "notes");
-  if (notes.empty()) return;
+void WriteNotesSection(const RunReport& report, std::ostream& out) {
+  if (report.notes.empty()) return;
   out << "<section id=\"notes\">\n<h2>Notes</h2>\n<ul>\n";
-  for (const auto& note : notes) {
-    out << "<li>" << EscapeHtml(ValueText(note)) << "</li>\n";
-  }
+  for (const auto& note : report.notes) out << "<li>" << EscapeHtml(note) << "</li>\n";
   out << "</ul>\n</section>\n";
 }
 

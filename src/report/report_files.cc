@@ -5,15 +5,14 @@
 
 #include "report/html_report.h"
 #include "report/report_text.h"
+#include "report/run_report_json.h"
 #include "util/atomic_file.h"
 
 namespace kscope::report {
 
-std::vector<ReportFile> WriteReportFiles(const nlohmann::json& report, const std::filesystem::path& dir) {
+std::vector<ReportFile> WriteReportFiles(const RunReport& report, const std::filesystem::path& dir) {
   std::vector<ReportFile> files;
-  files.push_back({dir / "report.json",
-                   WriteFileAtomically(dir / "report.json",
-                                       report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")});
+  files.push_back({dir / "report.json", WriteFileAtomically(dir / "report.json", ReportJsonText(report))});
   std::ostringstream md;
   WriteReportMarkdown(report, md);
   files.push_back({dir / "report.md", WriteFileAtomically(dir / "report.md", md.str())});

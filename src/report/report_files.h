@@ -4,9 +4,9 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "report/run_report.h"
 #include "util/status.h"
 
 namespace kscope::report {
@@ -17,6 +17,6 @@ struct ReportFile {
 };
 
 // Writes the three files into `dir` (which must exist), in that order; one entry each.
-std::vector<ReportFile> WriteReportFiles(const nlohmann::json& report, const std::filesystem::path& dir);
+std::vector<ReportFile> WriteReportFiles(const RunReport& report, const std::filesystem::path& dir);
 
 }  // namespace kscope::report

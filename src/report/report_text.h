@@ -1,16 +1,18 @@
 // The report (report/run_report.h) for people: a terminal summary and report.md, both
-// written from report.json's numbers. Names are shown as DisplayText (util/display_text.h)
-// and in Markdown escaped too (<, >, &, |).
+// rendered from the typed report. Names are shown as DisplayText (util/display_text.h) and in
+// Markdown escaped too (<, >, &, |).
 #pragma once
 
 #include <iosfwd>
-#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+
+#include "report/run_report.h"
 
 namespace kscope::report {
 
-void WriteReportSummary(const nlohmann::json& report, std::ostream& out);
-void WriteReportMarkdown(const nlohmann::json& report, std::ostream& out);
+void WriteReportSummary(const RunReport& report, std::ostream& out);
+void WriteReportMarkdown(const RunReport& report, std::ostream& out);
 
 // For Markdown: &, <, > as entities and | escaped, so a kernel name stays text in a table.
 std::string MarkdownText(std::string_view s);

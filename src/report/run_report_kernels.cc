@@ -12,22 +12,7 @@
 
 namespace kscope::report::parts {
 
-using nlohmann::json;
-
-json Opt(const std::optional<double>& v) { return v && std::isfinite(*v) ? json(*v) : json(); }
-
-json FindingsJson(const std::vector<analysis::Finding>& findings) {
-  json out = json::array();
-  for (const auto& f : findings) {
-    out.push_back({{"kind", f.kind},
-                   {"title", f.title},
-                   {"detail", f.detail},
-                   {"size", f.size},
-                   {"size_unit", f.size_unit},
-                   {"fix", f.fix}});
-  }
-  return out;
-}
+std::optional<double> Finite(const std::optional<double>& v) { return v && std::isfinite(*v) ? v : std::nullopt; }
 
 namespace {
 
@@ -97,8 +82,21 @@ std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLau
   return out;
 }
 
+namespace {
+
+// A verdict as the report holds it: its optional figures absent when not finite.
+KernelVerdict ReportedVerdict(KernelVerdict v) {
+  for (auto* figure :
+       {&v.sm_pct, &v.dram_pct, &v.l1_hit_pct, &v.l2_hit_pct, &v.achieved_occupancy_pct, &v.stalls_total}) {
+    *figure = Finite(*figure);
+  }
+  return v;
+}
+
+}  // namespace
+
 Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std::string, KernelVerdict>& verdicts,
-                  json& out) {
+                  RunReport& out) {
   auto q = store.db().Prepare(fmt::format("SELECT s.value, k.n, k.total, k.mean {}", kKernelsInNsysOrder));
   if (!q.ok()) return q.error();
   q->Bind(1, timeline_run);
@@ -115,7 +113,6 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
   }
   KSCOPE_RETURN_IF_ERROR(q->status());
   auto pct = [&](double ns) { return all_ns > 0 ? 100.0 * ns / static_cast<double>(all_ns) : 0.0; };
-  json top = json::array();
   std::map<std::string, std::pair<int64_t, int64_t>> mix;  // class -> (ns, kernels)
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
@@ -125,45 +122,30 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std:
     mix[cls].first += r.total;
     ++mix[cls].second;
     if (i >= 20) continue;
-    top.push_back(
-        {{"rank", static_cast<int64_t>(i + 1)},
-         {"name", r.name},
-         {"base", id.base},
-         {"family", id.family},
-         {"library", std::string(analysis::LibraryName(id.library))},
-         {"launches", r.n},
-         {"total_ns", r.total},
-         {"avg_ns", r.mean},
-         {"share_pct", pct(static_cast<double>(r.total))},
-         {"bottleneck", v == verdicts.end() ? json() : json(v->second.bottleneck)},
-         {"sm_pct", v == verdicts.end() ? json() : Opt(v->second.sm_pct)},
-         {"dram_pct", v == verdicts.end() ? json() : Opt(v->second.dram_pct)},
-         {"l1_hit_pct", v == verdicts.end() ? json() : Opt(v->second.l1_hit_pct)},
-         {"l2_hit_pct", v == verdicts.end() ? json() : Opt(v->second.l2_hit_pct)},
-         {"achieved_occupancy_pct", v == verdicts.end() ? json() : Opt(v->second.achieved_occupancy_pct)},
-         {"top_stall", v == verdicts.end() || v->second.top_stall.empty() ? json() : json(v->second.top_stall)},
-         {"stalls_total", v == verdicts.end() ? json() : Opt(v->second.stalls_total)},
-         {"stall_unit", v == verdicts.end() || v->second.stall_unit.empty() ? json() : json(v->second.stall_unit)},
-         {"why", v == verdicts.end() ? json() : json(v->second.why)},
-         {"rests_on", v == verdicts.end() ? json() : json(v->second.rests_on)}});
+    out.top_kernels.push_back(
+        {.rank = static_cast<int64_t>(i + 1),
+         .name = r.name,
+         .base = id.base,
+         .family = id.family,
+         .library = std::string(analysis::LibraryName(id.library)),
+         .launches = r.n,
+         .total_ns = r.total,
+         .avg_ns = r.mean,
+         .share_pct = pct(static_cast<double>(r.total)),
+         .verdict = v == verdicts.end() ? std::nullopt : std::optional(ReportedVerdict(v->second))});
   }
-  out["top_kernels"] = top;
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(mix.begin(), mix.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
-  json m = json::array();
   for (const auto& [cls, v] : sorted) {
-    m.push_back({{"bottleneck", cls},
-                 {"total_ns", v.first},
-                 {"share_pct", pct(static_cast<double>(v.first))},
-                 {"kernels", v.second}});
+    out.bottleneck_mix.push_back(
+        {.bottleneck = cls, .total_ns = v.first, .share_pct = pct(static_cast<double>(v.first)), .kernels = v.second});
   }
-  out["bottleneck_mix"] = m;
   return Status::Ok();
 }
 
-void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t, json& out) {
-  json points = json::array();
+RooflinePart Roofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t) {
+  RooflinePart out;
   std::map<std::string, std::vector<std::pair<double, double>>> roofs;  // precision -> (peak, bandwidth)
   for (const auto& g : analysis::GroupByKernel(launches)) {
     // The group's mean position: achieved work and bytes summed over its launches.
@@ -192,32 +174,31 @@ void AddRoofline(const std::vector<analysis::NcuLaunch>& launches, const analysi
       const double achieved = w.first / seconds;
       const double intensity = w.first / bytes;
       const double roof = std::min(p.peak_flops, intensity * p.peak_dram_bytes_per_s);
-      points.push_back({{"kernel", g.key.name},
-                        {"base", id.base},
-                        {"family", id.family},
-                        {"grid", g.key.grid},
-                        {"block", g.key.block},
-                        {"launches", static_cast<int64_t>(g.launch_ids.size())},
-                        {"precision", precision},
-                        {"intensity", intensity},
-                        {"achieved_flops", achieved},
-                        {"peak_flops", p.peak_flops},
-                        {"peak_dram_bytes_per_s", p.peak_dram_bytes_per_s},
-                        {"ridge", p.peak_dram_bytes_per_s > 0 ? p.peak_flops / p.peak_dram_bytes_per_s : 0},
-                        {"pct_of_roof", roof > 0 ? 100 * achieved / roof : 0},
-                        {"bottleneck", std::string(analysis::BottleneckName(d.bottleneck))}});
+      out.points.push_back({.kernel = g.key.name,
+                            .base = id.base,
+                            .family = id.family,
+                            .grid = g.key.grid,
+                            .block = g.key.block,
+                            .launches = static_cast<int64_t>(g.launch_ids.size()),
+                            .precision = precision,
+                            .intensity = intensity,
+                            .achieved_flops = achieved,
+                            .peak_flops = p.peak_flops,
+                            .peak_dram_bytes_per_s = p.peak_dram_bytes_per_s,
+                            .ridge = p.peak_dram_bytes_per_s > 0 ? p.peak_flops / p.peak_dram_bytes_per_s : 0,
+                            .pct_of_roof = roof > 0 ? 100 * achieved / roof : 0,
+                            .bottleneck = std::string(analysis::BottleneckName(d.bottleneck))});
     }
   }
-  json r = json::array();
   for (auto& [precision, v] : roofs) {
     std::sort(v.begin(), v.end());
     const auto& mid = v[v.size() / 2];
-    r.push_back({{"precision", precision},
-                 {"peak_flops", mid.first},
-                 {"peak_dram_bytes_per_s", mid.second},
-                 {"ridge", mid.second > 0 ? mid.first / mid.second : 0}});
+    out.roofs.push_back({.precision = precision,
+                         .peak_flops = mid.first,
+                         .peak_dram_bytes_per_s = mid.second,
+                         .ridge = mid.second > 0 ? mid.first / mid.second : 0});
   }
-  out["roofline"] = {{"points", points}, {"roofs", r}};
+  return out;
 }
 
 }  // namespace kscope::report::parts

@@ -8,13 +8,13 @@
 namespace kscope::report::parts {
 
 Status AddDataNotes(store::Store& store, int64_t run_id, int64_t timeline_run, const analysis::NsysEvents& nsys,
-                    nlohmann::json& out) {
+                    std::vector<std::string>& notes) {
   auto q = store.db().Prepare("SELECT coalesce(sum(rows_skipped), 0) FROM source_file WHERE run_id IN (?1, ?2)");
   if (!q.ok()) return q.error();
   q->Bind(1, run_id).Bind(2, timeline_run);
   if (!q->Step()) return q->status();
   if (const int64_t skipped = q->Int(0); skipped > 0) {
-    out["notes"].push_back(
+    notes.push_back(
         fmt::format("{} bad row{} of the imported files {} left out of every number (list them with: kscope query "
                     "\"SELECT * FROM import_problem WHERE run_id IN ({}, {})\")",
                     skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are", run_id, timeline_run));
@@ -27,7 +27,7 @@ Status AddDataNotes(store::Store& store, int64_t run_id, int64_t timeline_run, c
   auto names = store.Strings(open);
   if (!names.ok()) return names.error();
   const std::string first = (*names)[open.front()];
-  out["notes"].push_back(
+  notes.push_back(
       open.size() == 1
           ? fmt::format("1 NVTX range was never closed ('{}'): it is taken to end at the run's last NVTX timestamp, "
                         "so its time is a guess (0 ms when it opened last)",

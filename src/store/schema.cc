@@ -2,9 +2,10 @@
 
 namespace kscope::store {
 
-std::string_view SchemaDdl() {
+std::string_view SchemaTablesDdl() {
   return R"sql(
--- Key/value facts about the store itself. 'schema_version' must equal kSchemaVersion.
+-- Key/value facts about the store itself. 'schema_version' is kSchemaVersion (an older store is
+-- upgraded when opened: store/migrate.cc).
 CREATE TABLE kscope_meta (
   key   TEXT PRIMARY KEY,  -- e.g. 'schema_version', 'created_by'
   value TEXT NOT NULL
@@ -102,6 +103,16 @@ CREATE TABLE import_problem (
   raw            TEXT            -- the offending values, as text
 );
 CREATE INDEX import_problem_run ON import_problem(run_id);
+
+-- What a run lacks because it was imported by an earlier kscope and the store's upgrade could not
+-- derive it from the store alone (store/migrate.cc): one row per run and missing part, removed
+-- when `kscope import --rederive` fills it from the run's source files.
+CREATE TABLE run_gap (
+  run_id   INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  what     TEXT NOT NULL,     -- 'thread_names' (thread_name rows), 'content_hash' (source_file.content_hash)
+  since    INTEGER NOT NULL,  -- the schema version of the store the run was upgraded from
+  PRIMARY KEY (run_id, what)
+) WITHOUT ROWID;
 
 -- Derived at import from the event streams (analysis/timeline/nsys_summaries.cc). Values are exact
 -- (not rounded); reports round them the way nsys does. Durations in ns, sizes in bytes.
@@ -270,6 +281,11 @@ CREATE TABLE ncu_launch_figures (
   PRIMARY KEY (run_id, launch_id),
   FOREIGN KEY (run_id, launch_id) REFERENCES ncu_launch(run_id, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
+)sql";
+}
+
+std::string_view SchemaViewsDdl() {
+  return R"sql(
 -- Views for `kscope query`, pandas and the sqlite3 shell (docs/query.md): stable names and
 -- columns over the tables above, in portable SQL (joins and CASE only, no SQLite-only
 -- functions) so that a server database could take them over. Times in ns.
@@ -316,5 +332,7 @@ JOIN ncu_launch l ON l.run_id = f.run_id AND l.id = f.launch_id
 JOIN string s ON s.id = l.name_id;
 )sql";
 }
+
+std::string SchemaDdl() { return std::string(SchemaTablesDdl()) + std::string(SchemaViewsDdl()); }
 
 }  // namespace kscope::store

@@ -1,11 +1,13 @@
 #include "store/store.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "store/migrate.h"
 #include "store/schema.h"
 #include "util/utc_now.h"
 
@@ -24,6 +26,25 @@ std::string DefaultDbPath() {
     return "kscope.db";
   }
   return (base / "kscope" / "kscope.db").string();
+}
+
+namespace {
+
+std::optional<std::pair<uint64_t, uint64_t>> FileId(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || path == ":memory:" || ::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_pair(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+}
+
+}  // namespace
+
+Store::Store(sql::Db db) : db_(std::move(db)), file_id_(FileId(db_.path())) {}
+
+Status Store::CheckStillThere() const {
+  if (!file_id_ || FileId(db_.path()) == file_id_) return Status::Ok();
+  return Error{db_.path(),
+               "the database file was removed, moved or replaced while kscope wrote to it; what it wrote is lost",
+               "keep the store in place during an import, and import again"};
 }
 
 Result<Store> Store::Open(const std::string& path, sql::OpenMode mode) {
@@ -71,27 +92,32 @@ Status Store::CreateSchema() {
 }
 
 Status Store::CheckSchema() {
-  auto q = db_.Prepare("SELECT value FROM kscope_meta WHERE key = 'schema_version'");
-  if (!q.ok()) {
-    // A damaged file, a lock or a permission says so itself; only a missing table means
-    // another kind of database.
-    const int code = sqlite3_errcode(db_.raw()) & 0xFF;
-    if (code != SQLITE_ERROR && code != SQLITE_NOTADB) return q.error();
-    return Error{"", "not a kscope database (it has no kscope_meta table)",
-                 "pass --db with a kscope database, or a new path to create one"};
+  auto version = StoredSchemaVersion(db_);
+  if (!version.ok()) return version.error();
+  if (*version == kSchemaVersion) return Status::Ok();
+  if (*version == 0) {
+    return Error{"", "kscope database without a schema version (it is empty, or another kscope is making it)",
+                 "try again in a moment, or pass --db with a new path"};
   }
-  if (!q->Step()) {
-    if (!q->status().ok()) return q->status();
-    return Error{"", "kscope database without a schema version", "re-create it"};
+  if (*version > kSchemaVersion) {
+    return Error{"",
+                 fmt::format("written by a newer kscope (schema version {}; this kscope reads up to {})", *version,
+                             kSchemaVersion),
+                 "use that kscope, or a newer one"};
   }
-  const std::string version = q->Text(0);
-  if (version != std::to_string(kSchemaVersion)) {
-    return Error{
-        "",
-        fmt::format("database schema version {} is not the version this kscope reads ({})", version, kSchemaVersion),
-        "use the kscope that wrote it, or import into a new database"};
-  }
-  return Status::Ok();
+  return Error{"",
+               fmt::format("store of schema version {}, older than this kscope's ({}), not yet upgraded", *version,
+                           kSchemaVersion),
+               "open it with the kscope command once (it upgrades the store in place, keeping a copy)"};
+}
+
+Result<Store> Store::OpenForUpgrade(const std::string& path) {
+  auto db = sql::Db::Open(path, sql::OpenMode::kReadWrite);
+  if (!db.ok()) return db.error();
+  Store store(std::move(db).value());
+  // Foreign keys off for the upgrade's table rebuilds (they are checked before it commits).
+  KSCOPE_RETURN_IF_ERROR(store.db_.Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=OFF;"));
+  return store;
 }
 
 Result<int64_t> Store::CreateRun(const Manifest& m) {

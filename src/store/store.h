@@ -47,9 +47,17 @@ class Store {
  public:
   // kCreate makes the file and its schema if missing (safe while other kscope processes do the
   // same); every mode checks the schema version. Writers wait for each other (sql::LockWait).
+  // A store of an older schema is refused here: import::OpenStore upgrades it first.
   static Result<Store> Open(const std::string& path, sql::OpenMode mode);
+  // A read-write connection with no schema check and foreign keys off, for the upgrade of an
+  // older store (import/store_upgrade.cc) and nothing else.
+  static Result<Store> OpenForUpgrade(const std::string& path);
 
   sql::Db& db() { return db_; }
+
+  // Whether the file opened is still the file at its path: an error when it was removed, moved
+  // or replaced since (what was written went with it), for the import to say so.
+  [[nodiscard]] Status CheckStillThere() const;
 
   Result<int64_t> CreateRun(const Manifest& manifest);
   // Fills manifest fields that are still empty (the import learns GPU, versions, command).
@@ -79,12 +87,13 @@ class Store {
   Result<std::unordered_map<int64_t, std::string>> ThreadNames(int64_t run_id);
 
  private:
-  explicit Store(sql::Db db) : db_(std::move(db)) {}
+  explicit Store(sql::Db db);
   Status CreateSchema();
   Status CheckSchema();
 
   sql::Db db_;
   std::unordered_map<std::string, int64_t> string_cache_;
+  std::optional<std::pair<uint64_t, uint64_t>> file_id_;  // device and inode of the file opened
 };
 
 }  // namespace kscope::store

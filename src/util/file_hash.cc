@@ -6,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <cstdint>
 #include <fstream>
 #include <memory>
 #include <vector>
@@ -26,6 +27,24 @@ Result<std::string> FileContentHash(const std::string& path) {
   }
   if (in.bad()) return Error{path, "could not be read to its end", "check the file and the disk"};
   return fmt::format("xxh3-64:{:016x}", XXH3_64bits_digest(state.get()));
+}
+
+Result<std::string> LegacyFnv1aHash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path, "cannot be read", "check that the file exists and its permissions"};
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const auto got = static_cast<size_t>(in.gcount());
+    for (size_t i = 0; i < got; ++i) {
+      hash ^= static_cast<uint8_t>(buffer[i]);
+      hash *= kPrime;
+    }
+  }
+  if (in.bad()) return Error{path, "could not be read to its end", "check the file and the disk"};
+  return fmt::format("fnv1a64:{:016x}", hash);
 }
 
 }  // namespace kscope

@@ -12,4 +12,8 @@ namespace kscope {
 // under 1 GB/s and was half of a large .ncu-rep's import).
 Result<std::string> FileContentHash(const std::string& path);
 
+// "fnv1a64:" and 16 hex digits: the byte-wise FNV-1a that stores of schema 6 and early schema 7
+// kept, to recognise their files again (kscope import --rederive).
+Result<std::string> LegacyFnv1aHash(const std::string& path);
+
 }  // namespace kscope

@@ -247,22 +247,22 @@ TEST(AtlasDiffSelectionsZoo, OneRunEachIsTheDiffOfTheTwoRuns) {
 TEST(AtlasDiffSelectionsZoo, StagesFromTheRunReports) {
   const SelectionDiff& d = DenseAgainstMoe();
   ASSERT_FALSE(d.stages.empty());
-  std::map<std::string, std::vector<nlohmann::json>> a, b;
+  std::map<std::string, std::vector<report::StagePart>> a, b;
   for (int64_t run : {1, 2, 3}) {
     auto r = report::BuildRunReport(SelectionsStore(), run, config::Config{});
     ASSERT_TRUE(r.ok()) << r.error().Line();
-    for (const auto& s : (*r)["stages"]) (run < 3 ? a : b)[s["name"].get<std::string>()].push_back(s);
+    for (const auto& s : r->stages) (run < 3 ? a : b)[s.name].push_back(s);
   }
   auto expect = [](const std::optional<analysis::atlas::SelectionStageFacts>& got,
-                   const std::map<std::string, std::vector<nlohmann::json>>& from, const std::string& stage) {
+                   const std::map<std::string, std::vector<report::StagePart>>& from, const std::string& stage) {
     ASSERT_EQ(got.has_value(), from.contains(stage));
     if (!got) return;
     const auto& runs = from.at(stage);
     std::vector<double> instances, median, mfu;
     for (const auto& s : runs) {
-      instances.push_back(s["instances"].get<double>());
-      median.push_back(s["steady"]["median_gpu_ns"].get<double>());
-      if (!s["mfu"]["mfu_pct"].is_null()) mfu.push_back(s["mfu"]["mfu_pct"].get<double>());
+      instances.push_back(static_cast<double>(s.instances));
+      median.push_back(s.steady.median_gpu_ns);
+      if (s.mfu.mfu_pct) mfu.push_back(*s.mfu.mfu_pct);
     }
     EXPECT_EQ(got->runs, static_cast<int64_t>(runs.size()));
     ExpectSpread(got->instances, instances);

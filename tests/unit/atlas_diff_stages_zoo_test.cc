@@ -84,21 +84,21 @@ TEST(AtlasDiffStagesZoo, StagesEqualTheRunReports) {
   for (int64_t run : {1, 2}) {
     auto r = report::BuildRunReport(StagesStore(), run, config::Config{});
     ASSERT_TRUE(r.ok()) << r.error().Line();
-    std::map<std::string, nlohmann::json> stages;
-    for (const auto& s : (*r)["stages"]) stages[s["name"].get<std::string>()] = s;
+    std::map<std::string, report::StagePart> stages;
+    for (const auto& s : r->stages) stages[s.name] = s;
     for (const auto& row : d.stages) {
       const auto& side = run == 1 ? row.a : row.b;
       SCOPED_TRACE(row.stage);
       ASSERT_EQ(side.has_value(), stages.contains(row.stage));
       if (!side) continue;
       const auto& s = stages.at(row.stage);
-      EXPECT_EQ(side->instances, s["instances"].get<int64_t>());
-      EXPECT_EQ(side->kernel_ns, s["kernel_ns"].get<int64_t>());
-      EXPECT_EQ(side->median_gpu_ns, s["steady"]["median_gpu_ns"].get<double>());
-      const auto& mfu = s["mfu"]["mfu_pct"];
-      ASSERT_EQ(side->mfu_pct.has_value(), !mfu.is_null());
+      EXPECT_EQ(side->instances, s.instances);
+      EXPECT_EQ(side->kernel_ns, s.kernel_ns);
+      EXPECT_EQ(side->median_gpu_ns, s.steady.median_gpu_ns);
+      const auto& mfu = s.mfu.mfu_pct;
+      ASSERT_EQ(side->mfu_pct.has_value(), mfu.has_value());
       if (side->mfu_pct) {
-        EXPECT_DOUBLE_EQ(*side->mfu_pct, mfu.get<double>());
+        EXPECT_DOUBLE_EQ(*side->mfu_pct, *mfu);
       }
     }
   }

@@ -150,7 +150,7 @@ TEST(AtlasViewsZoo, JsonOfTwoRunsAgainstGolden) {
 // only as character references in the page and as \u003c escapes in its embedded JSON.
 TEST(AtlasViewsZoo, HtmlEscapesEveryName) {
   std::ostringstream page;
-  ASSERT_TRUE(report::WriteAtlasHtml(report::AtlasJson(ZooAtlas()), page).ok());
+  ASSERT_TRUE(report::WriteAtlasHtml(ZooAtlas(), page).ok());
   const std::string html = page.str();
   EXPECT_EQ(html.find("::<unnamed>"), std::string::npos);
   EXPECT_NE(html.find("at::native::&lt;unnamed&gt;::CatArrayBatchedCopy"), std::string::npos);

@@ -20,8 +20,12 @@
 #include <sstream>
 #include <vector>
 
+#include "config/config.h"
+#include "import/import_files.h"
 #include "report/report_files.h"
 #include "report/report_text.h"
+#include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "test_support.h"
 
 namespace kscope {
@@ -137,13 +141,27 @@ TEST_F(AtomicFileTest, AFileLeftUncommittedIsRemoved) {
   EXPECT_TRUE(Names(dir_).empty());
 }
 
-// kscope report's files.
+// kscope report's files, for the report of the devset's tiny_cuda run (made once).
 class ReportFilesTest : public AtomicFileTest {
  protected:
+  static void SetUpTestSuite() {
+    auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    ASSERT_TRUE(store.ok()) << store.error().Line();
+    auto imported = import::ImportFiles(*store, {testing::NsysData("tiny_cuda.sqlite")}, {});
+    ASSERT_TRUE(imported.ok()) << imported.error().Line();
+    auto report = report::BuildRunReport(*store, imported->front().run_id, config::Config{});
+    ASSERT_TRUE(report.ok()) << report.error().Line();
+    tiny_cuda_ = new report::RunReport(std::move(report).value());
+  }
+  static void TearDownTestSuite() {
+    delete tiny_cuda_;
+    tiny_cuda_ = nullptr;
+  }
   void SetUp() override {
     AtomicFileTest::SetUp();
-    report_ = nlohmann::json::parse(testing::ReadFile(std::string(KSCOPE_TEST_DATA_DIR) + "/report/llama_report.json"));
-    json_ = report_.dump(1) + "\n";
+    ASSERT_NE(tiny_cuda_, nullptr);
+    report_ = *tiny_cuda_;
+    json_ = report::ReportJsonText(report_);
     std::ostringstream md;
     report::WriteReportMarkdown(report_, md);
     md_ = md.str();
@@ -154,7 +172,8 @@ class ReportFilesTest : public AtomicFileTest {
     for (const auto& f : files) text += f.path.filename().string() + ": " + Line(f.status) + "\n";
     return text;
   }
-  nlohmann::json report_;
+  static inline report::RunReport* tiny_cuda_ = nullptr;
+  report::RunReport report_;
   std::string json_, md_;
 };
 

@@ -1,15 +1,18 @@
-// The parts report.html is written with: escaping, JSON inside a script element, lenient
-// reading of report.json, numbers for people, and the HTML table writer.
+// The parts report.html is written with: escaping, JSON inside a script element, numbers for
+// people, and the HTML table writer.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <sstream>
 
 #include "report/display_numbers.h"
 #include "report/html_escape.h"
 #include "report/html_table.h"
-#include "report/json_fields.h"
+#include "report/run_report.h"
+#include "report/run_report_json.h"
+#include "util/display_text.h"
 
 namespace kscope::report {
 namespace {
@@ -37,31 +40,62 @@ TEST(JsonForScript, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   EXPECT_EQ(JsonForScript(value), "{\"name\":\"kernel\xEF\xBF\xBD\"}");
 }
 
-TEST(ForDisplay, EveryStringAndKeyValidUtf8WithControlCharactersEscaped) {
-  const nlohmann::json value = {{"name", "kernel\xff"},
-                                {"k\n", {std::string("a\0b\x07\tc\r\x7f", 8), 3, "\xC2\x85 \xC3\xA9"}}};
-  EXPECT_EQ(ForDisplay(value), nlohmann::json({{"name", "kernel\xEF\xBF\xBD"},
-                                               {"k\\n", {"a\\0b\\x07\\tc\\r\\x7f", 3, "\\u0085 \xC3\xA9"}}}));
-}
+// Every text of a run's report as the views show it: a text that is not UTF-8 and holds a
+// control character, put in each text field and map key, comes out of ForDisplay, as ToJson
+// writes it, valid UTF-8 with the control character escaped.
+TEST(ForDisplay, EveryTextOfTheRunReport) {
+  const std::string odd = "x\xff\n";
+  RunReport r;
+  auto& m = r.run.manifest;
+  for (auto* s : {&m.label, &m.model, &m.dtype, &m.gpu, &m.driver, &m.cuda_version, &m.ncu_version, &m.command,
+                  &m.nsys_export_version, &m.nsys_tool_version}) {
+    *s = odd;
+  }
+  m.tags = {{odd, odd}};
+  r.run.status = r.run.imported_at = odd;
+  const analysis::Finding finding{odd, odd, odd, 1, odd, odd};
+  r.timeline.diagnosis.findings = {finding};
+  r.timeline.diagnosis.largest_gaps = {{.host = {{odd, 1, 1}}}};
+  StagePart s{.name = odd, .display_name = odd, .text = odd, .domain = odd, .style = odd};
+  s.other_threads.threads = {{.name = odd}};
+  s.backward_of_forward = BackwardPart{.by_forward_op = {{.op = odd}}};
+  s.top_kernels = {{.name = odd, .family = odd, .bottleneck = odd}};
+  s.mfu.peak = s.mfu.ncu_peak = analysis::StagePeak{.precision = odd, .source = odd};
+  s.mfu.lines = {{.name = odd, .formula = odd}};
+  s.mfu.mfu_source = s.mfu.mfu_line = s.mfu.bytes_source = odd;
+  s.mfu.notes = {odd};
+  s.mfu.measured_by_precision = {{odd, 1}};
+  s.findings = {finding};
+  r.stages = {s};
+  r.top_kernels = {{.name = odd,
+                    .base = odd,
+                    .family = odd,
+                    .library = odd,
+                    .verdict = KernelVerdict{
+                        .bottleneck = odd, .top_stall = odd, .why = odd, .rests_on = {odd}, .stall_unit = odd}}};
+  r.bottleneck_mix = {{.bottleneck = odd}};
+  r.roofline.points = {{.kernel = odd, .base = odd, .family = odd, .precision = odd, .bottleneck = odd}};
+  r.roofline.roofs = {{.precision = odd}};
+  r.notes = {odd};
 
-TEST(JsonFields, MissingNullAndOtherTypesReadAsAbsent) {
-  const nlohmann::json row = nlohmann::json::parse(
-      R"({"n": 12, "x": 1.5, "s": "a", "z": null, "l": [1], "big": 18446744073709551615, "b": true})");
-  EXPECT_EQ(IntegerField(row, "n"), 12);
-  EXPECT_EQ(IntegerField(row, "x"), 2);
-  EXPECT_EQ(IntegerField(row, "s"), std::nullopt);
-  EXPECT_EQ(IntegerField(row, "big"), std::nullopt);
-  EXPECT_EQ(NumberField(row, "x"), 1.5);
-  EXPECT_EQ(NumberField(row, "z"), std::nullopt);
-  EXPECT_EQ(NumberField(row, "missing"), std::nullopt);
-  EXPECT_EQ(TextField(row, "s"), "a");
-  EXPECT_EQ(TextField(row, "n"), "12");
-  EXPECT_EQ(TextField(row, "b"), "true");
-  EXPECT_EQ(TextField(row, "z"), "");
-  EXPECT_EQ(TextField(row, "l"), "");
-  EXPECT_EQ(ListField(row, "l").size(), 1u);
-  EXPECT_TRUE(ListField(row, "s").empty());
-  EXPECT_TRUE(Field(nlohmann::json::array(), "n").is_null());
+  int shown = 0;
+  std::function<void(const nlohmann::json&)> check = [&](const nlohmann::json& v) {
+    if (v.is_string()) {
+      const auto& text = v.get_ref<const std::string&>();
+      EXPECT_EQ(DisplayText(text), text) << "not as shown: " << v.dump(-1, ' ', true);
+      shown += text == DisplayText(odd) ? 1 : 0;
+    } else if (v.is_object()) {
+      for (const auto& [key, item] : v.items()) {
+        EXPECT_EQ(DisplayText(key), key);
+        shown += key == DisplayText(odd) ? 1 : 0;
+        check(item);
+      }
+    } else if (v.is_array()) {
+      for (const auto& item : v) check(item);
+    }
+  };
+  check(ToJson(ForDisplay(r)));
+  EXPECT_EQ(shown, 63);  // every text and key set above
 }
 
 TEST(DisplayNumbers, DevsetFigures) {

@@ -1,5 +1,5 @@
 // report.html: the embedded JSON and Vega modules, the page's sections against golden files for
-// the reports of the devset's Llama run (with ncu data: kscope report's own golden JSON) and
+// the reports of the devset's Llama run (with ncu data, the model of examples/llama_devset.yaml) and
 // tiny_cuda run (nsys only), what an empty report gives; the Vega built in is Debian's, and
 // $KSCOPE_VEGA_DIR replaces it.
 // tests/html/check_report.py looks at the pages in Chromium.
@@ -17,17 +17,28 @@
 #include "import/import_files.h"
 #include "report/html_sections.h"
 #include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "report/vega_runtime.h"
 #include "test_support.h"
 
 namespace kscope {
 namespace {
 
-nlohmann::json ReadReport(const std::string& name) {
-  return nlohmann::json::parse(testing::ReadFile(std::string(KSCOPE_TEST_DATA_DIR) + "/report/" + name));
+// The report of a devset run as kscope report makes it, without the time of its import.
+report::RunReport DevsetReport(const std::vector<std::string>& files, const std::string& config_file) {
+  auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+  EXPECT_TRUE(store.ok());
+  auto imported = import::ImportFiles(*store, files, {});
+  EXPECT_TRUE(imported.ok()) << imported.error().Line();
+  auto config = config::LoadConfig(config_file);
+  EXPECT_TRUE(config.ok()) << config.error().Line();
+  auto report = report::BuildRunReport(*store, imported->front().run_id, *config);
+  EXPECT_TRUE(report.ok()) << report.error().Line();
+  report->run.imported_at.clear();
+  return std::move(report).value();
 }
 
-std::string Page(const nlohmann::json& report) {
+std::string Page(const report::RunReport& report) {
   std::ostringstream out;
   const Status st = report::WriteHtmlReport(report, out);
   EXPECT_TRUE(st.ok()) << st.error().Line();
@@ -80,7 +91,10 @@ class ScopedEnv {
 };
 
 TEST(HtmlReport, LlamaPageEmbedsTheReportAndTheVegaModules) {
-  const nlohmann::json report = ReadReport("llama_report.json");
+  const std::string data = std::string(KSCOPE_TEST_DATA_DIR) + "/";
+  const report::RunReport report = DevsetReport(
+      {testing::NsysData("llama.sqlite"), data + "ncu/llama_deep_raw.csv", data + "ncu/llama_deep_details.csv"},
+      std::string(KSCOPE_SOURCE_DIR) + "/examples/llama_devset.yaml");
   const std::string page = Page(report);
   EXPECT_EQ(page.rfind("<!DOCTYPE html>\n", 0), 0u);
   EXPECT_EQ(page.substr(page.size() - 8), "</html>\n");
@@ -89,7 +103,7 @@ TEST(HtmlReport, LlamaPageEmbedsTheReportAndTheVegaModules) {
   EXPECT_EQ(Count(page, "<!--"), 0u);
   const std::string embedded = Between(page, R"(<script type="application/json" id="kscope-report">)", "</script>");
   EXPECT_EQ(embedded.find('<'), std::string::npos);
-  EXPECT_EQ(nlohmann::json::parse(embedded), report);
+  EXPECT_EQ(nlohmann::json::parse(embedded), report::ToJson(report));
   for (std::string_view module : report::VegaModules()) {
     EXPECT_EQ(Count(page, "kscopeVegaModule('" + std::string(module) + "', function"), 1u) << module;
   }
@@ -97,16 +111,7 @@ TEST(HtmlReport, LlamaPageEmbedsTheReportAndTheVegaModules) {
 }
 
 TEST(HtmlReport, TinyCudaPageWithoutNcuDataSaysThereIsNoRoofline) {
-  auto store = store::Store::Open(":memory:", sql::OpenMode::kCreate);
-  ASSERT_TRUE(store.ok());
-  auto imported = import::ImportFiles(*store, {testing::NsysData("tiny_cuda.sqlite")}, {});
-  ASSERT_TRUE(imported.ok()) << imported.error().Line();
-  auto config = config::LoadConfig("");
-  ASSERT_TRUE(config.ok());
-  auto report = report::BuildRunReport(*store, imported->front().run_id, *config);
-  ASSERT_TRUE(report.ok()) << report.error().Line();
-  (*report)["run"].erase("imported_at");  // the time of the import
-  const std::string page = Page(*report);
+  const std::string page = Page(DevsetReport({testing::NsysData("tiny_cuda.sqlite")}, ""));
   EXPECT_EQ(Count(page, R"(data-state="pending"><div class="chart-canvas">)"), 4u);
   EXPECT_EQ(Count(page, R"(<div class="chart" data-chart="roofline" data-state="empty">)"), 1u);
   ExpectGolden(Between(page, "<main>\n", "</main>"), "tiny_cuda_sections.html");
@@ -114,12 +119,13 @@ TEST(HtmlReport, TinyCudaPageWithoutNcuDataSaysThereIsNoRoofline) {
 
 TEST(HtmlReport, EmptyReportSaysWhyEachChartIsMissing) {
   std::ostringstream out;
-  report::WriteTopKernelsSection(nlohmann::json::object(), out);
-  report::WriteRooflineSection(nlohmann::json::object(), out);
-  report::WriteStagesSection(nlohmann::json::object(), out);
-  report::WriteBottleneckMixSection(nlohmann::json::object(), out);
-  report::WriteTimelineSection(nlohmann::json::object(), out);
-  report::WriteNotesSection(nlohmann::json::object(), out);
+  const report::RunReport empty;
+  report::WriteTopKernelsSection(empty, out);
+  report::WriteRooflineSection(empty, out);
+  report::WriteStagesSection(empty, out);
+  report::WriteBottleneckMixSection(empty, out);
+  report::WriteTimelineSection(empty, out);
+  report::WriteNotesSection(empty, out);
   EXPECT_EQ(out.str(),
             "<section id=\"top-kernels\">\n<h2>Top kernels by GPU time</h2>\n"
             "<div class=\"chart\" data-chart=\"top-kernels\" data-state=\"empty\"><p class=\"chart-empty\">"
@@ -140,13 +146,14 @@ TEST(HtmlReport, EmptyReportSaysWhyEachChartIsMissing) {
             "The run has no GPU activity to show.</p></div>\n</section>\n");
 }
 
-TEST(HtmlReport, NullsAndWrongTypesReadAsAbsent) {
-  const nlohmann::json report = nlohmann::json::parse(R"({"top_kernels": [{"rank": 1, "name": "a<b>", "launches": null,
-      "total_ns": "12", "share_pct": 50.0, "bottleneck": null}]})");
+// A kernel ncu did not profile: no class, its figures n/a.
+TEST(HtmlReport, AKernelWithoutNcuDataIsNotProfiled) {
+  report::RunReport report;
+  report.top_kernels.push_back({.rank = 1, .name = "a<b>", .launches = 3, .total_ns = 12, .share_pct = 50.0});
   std::ostringstream out;
   report::WriteTopKernelsSection(report, out);
   EXPECT_NE(out.str().find("<tr><td class=\"num\">1</td><td class=\"name\">a&lt;b&gt;</td><td></td><td></td>"
-                           "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"
+                           "<td class=\"num\">3</td><td class=\"num\">12 ns</td><td class=\"num\">0 ns</td>"
                            "<td class=\"num\">50.0%</td><td>not profiled</td><td class=\"num\">n/a</td>"
                            "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"
                            "<td class=\"num\">n/a</td><td></td></tr>"),
@@ -190,7 +197,7 @@ TEST(HtmlReport, KscopeVegaDirWithoutTheModulesSaysHowToFixIt) {
   std::filesystem::create_directories(dir);
   ScopedEnv env("KSCOPE_VEGA_DIR", dir.string());
   std::ostringstream out;
-  const Status st = report::WriteHtmlReport(nlohmann::json::object(), out);
+  const Status st = report::WriteHtmlReport(report::RunReport{}, out);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().Line(), "kscope: error: " + (dir / "vega-util.min.js").string() +
                                    ": Vega's JavaScript module vega-util is missing or unreadable; KSCOPE_VEGA_DIR "

@@ -6,10 +6,13 @@
 // run made with --discovery; the report tests use it.) That run's ncu report was not kept,
 // only the raw and details pages ncu exported of it, so these replays read the deep pass as
 // ncu.import=export does; profile_native_replay_test.cc replays real reports read natively.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -470,6 +473,77 @@ TEST_F(ProfileReplay, AFolderWithoutRunDirectoriesIsOneLine) {
             "kscope: error: " + dir_.string() +
                 ": neither a run directory (no manifest.json) nor a folder of run directories; "
                 "name a directory that kscope profile wrote (profile.runs_dir/ID), or its runs folder");
+}
+
+// A run directory is imported only as its manifest promises: a pass whose report is missing is
+// refused (or, with --partial, imported marked incomplete with a note), and each malformed
+// field is one line naming the manifest and the step.
+TEST_F(ProfileReplay, RunDirectoriesMissingWhatTheirManifestPromisesAreRefused) {
+  auto first = Profile();
+  ASSERT_TRUE(first.ok() && first->complete);
+  const fs::path run_dir = first->run_dir;
+  auto import_copy = [&](const std::function<void(const fs::path&, nlohmann::json&)>& damage, bool partial) {
+    const fs::path copy = dir_ / "copy";
+    fs::remove_all(copy);
+    fs::copy(run_dir, copy, fs::copy_options::recursive);
+    auto m = nlohmann::json::parse(testing::ReadFile((copy / "manifest.json").string()));
+    damage(copy, m);
+    std::ofstream(copy / "manifest.json") << m.dump();
+    auto other = store::Store::Open(":memory:", sql::OpenMode::kCreate);
+    std::map<int64_t, int64_t> runs;
+    import::ImportOptions options;
+    options.partial = partial;
+    auto r = capture::ImportRunDir(*other, copy, {}, options, runs);
+    return std::make_pair(std::move(r), (copy / "manifest.json").string());
+  };
+  auto remove_pages = [](const fs::path& d, nlohmann::json&) {
+    for (const auto& e : fs::directory_iterator(d / "ncu")) fs::remove(e.path());
+  };
+  auto [refused, manifest] = import_copy(remove_pages, false);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().Line(),
+            "kscope: error: " + (dir_ / "copy").string() +
+                ": ncu pass 1 profiled 168 launch(es), and its report (ncu/pass1.ncu-rep, or its pages) is missing; "
+                "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete");
+  auto [partial, m2] = import_copy(remove_pages, true);
+  ASSERT_TRUE(partial.ok()) << partial.error().Line();
+  EXPECT_EQ(partial->status, "incomplete");
+  EXPECT_EQ(partial->linked, 0);
+  EXPECT_EQ(partial->notes, std::vector<std::string>{
+                                "ncu pass 1 profiled 168 launch(es), and its report (ncu/pass1.ncu-rep, or its pages) "
+                                "is missing"});
+
+  const std::string fix =
+      "; the manifest was edited or damaged: use the one kscope profile wrote, or import the run's files themselves "
+      "(kscope import FILE...)";
+  auto pass_step = [](nlohmann::json& m) -> nlohmann::json& {
+    for (auto& s : m["steps"]) {
+      if (s.contains("profiled_kernel_rows")) return s;
+    }
+    return m["steps"][0];
+  };
+  size_t pass_index = 0;
+  {
+    auto m = nlohmann::json::parse(testing::ReadFile((run_dir / "manifest.json").string()));
+    while (!m["steps"][pass_index].contains("profiled_kernel_rows")) ++pass_index;
+  }
+  const std::string at = fmt::format(": steps[{}]: ", pass_index);
+  for (const auto& [name, expected] :
+       {std::pair<std::string, std::string>{"ncu pass -1", "'ncu pass -1' does not name a pass by a number from 1"},
+        {"ncu pass 99999999999999999999", "'ncu pass 99999999999999999999' does not name a pass by a number from 1"},
+        {"ncu pass 0", "'ncu pass 0' does not name a pass by a number from 1"}}) {
+    auto [r, path] = import_copy([&](const fs::path&, nlohmann::json& m) { pass_step(m)["name"] = name; }, false);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.error().Line(), "kscope: error: " + path + at + expected + fix);
+  }
+  auto [rows, p3] =
+      import_copy([&](const fs::path&, nlohmann::json& m) { pass_step(m)["profiled_kernel_rows"] = "abc"; }, false);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_EQ(rows.error().Line(),
+            "kscope: error: " + p3 + at + "profiled_kernel_rows is not a list of whole numbers" + fix);
+  auto [steps, p4] = import_copy([](const fs::path&, nlohmann::json& m) { m["steps"] = {1, 2, 3}; }, false);
+  ASSERT_FALSE(steps.ok());
+  EXPECT_EQ(steps.error().Line(), "kscope: error: " + p4 + ": steps[0]: a step is not an object" + fix);
 }
 
 }  // namespace kscope

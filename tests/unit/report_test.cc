@@ -19,6 +19,7 @@
 #include "report/nsys_numbers.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 #include "test_support.h"
@@ -113,16 +114,16 @@ TEST_P(ReportFidelity, TopKernelsAndTotalsEqualNsysStats) {
   ASSERT_TRUE(rep.ok()) << rep.error().Line();
   const std::string expected = "expected/" + GetParam() + "/";
   const auto kern = CsvRows(testing::NsysData(expected + "cuda_gpu_kern_sum.csv"));
-  const json& top = (*rep)["top_kernels"];
+  const auto& top = rep->top_kernels;
   ASSERT_EQ(top.size(), std::min<size_t>(20, kern.size() - 1));
   for (size_t i = 0; i < top.size(); ++i) {
     const auto& e = kern[i + 1];
     ASSERT_EQ(e.size(), 9U);
-    EXPECT_EQ(top[i]["name"].get<std::string>(), e[8]);
-    EXPECT_EQ(std::to_string(top[i]["total_ns"].get<int64_t>()), e[1]);
-    EXPECT_EQ(std::to_string(top[i]["launches"].get<int64_t>()), e[2]);
-    EXPECT_EQ(report::Round1(top[i]["avg_ns"].get<double>()).text, e[3]);
-    EXPECT_EQ(report::Round1(top[i]["share_pct"].get<double>()).text, e[0]);
+    EXPECT_EQ(top[i].name, e[8]);
+    EXPECT_EQ(std::to_string(top[i].total_ns), e[1]);
+    EXPECT_EQ(std::to_string(top[i].launches), e[2]);
+    EXPECT_EQ(report::Round1(top[i].avg_ns).text, e[3]);
+    EXPECT_EQ(report::Round1(top[i].share_pct).text, e[0]);
   }
   // Column `col` of a report summed over its rows.
   auto sum = [&](const std::string& report, size_t col) {
@@ -131,12 +132,12 @@ TEST_P(ReportFidelity, TopKernelsAndTotalsEqualNsysStats) {
     for (size_t i = 1; i < rows.size(); ++i) total += std::stoll(rows[i][col]);
     return total;
   };
-  const json& summary = (*rep)["summary"];
-  EXPECT_EQ(summary["kernel_ns"].get<int64_t>(), sum("cuda_gpu_kern_sum", 1));
-  EXPECT_EQ(summary["kernels"].get<int64_t>(), sum("cuda_gpu_kern_sum", 2));
-  EXPECT_EQ(summary["memop_ns"].get<int64_t>(), sum("cuda_gpu_mem_time_sum", 1));
-  EXPECT_EQ(summary["memops"].get<int64_t>(), sum("cuda_gpu_mem_time_sum", 2));
-  EXPECT_EQ(summary["api_calls"].get<int64_t>(), sum("cuda_api_sum", 2));
+  const report::SummaryPart& summary = rep->summary;
+  EXPECT_EQ(summary.kernel_ns, sum("cuda_gpu_kern_sum", 1));
+  EXPECT_EQ(summary.kernels, sum("cuda_gpu_kern_sum", 2));
+  EXPECT_EQ(summary.memop_ns, sum("cuda_gpu_mem_time_sum", 1));
+  EXPECT_EQ(summary.memops, sum("cuda_gpu_mem_time_sum", 2));
+  EXPECT_EQ(summary.api_calls, sum("cuda_api_sum", 2));
 }
 INSTANTIATE_TEST_SUITE_P(Devset, ReportFidelity, ::testing::Values("llama", "tiny_cuda"));
 
@@ -159,10 +160,11 @@ TEST(Report, DevsetLlamaRunEqualsItsGoldenFiles) {
   ASSERT_TRUE(cfg.ok()) << cfg.error().Line();
   auto r = report::BuildRunReport(store, run, *cfg);
   ASSERT_TRUE(r.ok()) << r.error().Line();
-  (*r)["run"].erase("imported_at");  // the time of the import
+  json report_json = report::ToJson(*r);
+  report_json["run"].erase("imported_at");  // the time of the import
   std::ostringstream md;
   report::WriteReportMarkdown(*r, md);
-  const std::string json_text = r->dump(1) + "\n";
+  const std::string json_text = report_json.dump(1) + "\n";
   const std::string golden = kData + "report/llama_report";
   const fs::path actual = fs::temp_directory_path() / "kscope_llama_report";
   std::ofstream(actual.string() + ".json") << json_text;
@@ -171,27 +173,29 @@ TEST(Report, DevsetLlamaRunEqualsItsGoldenFiles) {
   EXPECT_EQ(md.str(), testing::ReadFile(golden + ".md")) << "compare " << actual.string() << ".md";
 
   // What the issue asks to see: decode is launch-bound with the GPU mostly idle.
-  const auto& decode = (*r)["stages"][0];
-  EXPECT_EQ(decode["name"], ":decode");
-  EXPECT_EQ(decode["gpu_ops"], 2992);
-  EXPECT_EQ(decode["findings"][0]["kind"], "launch_bound");
-  EXPECT_EQ(decode["findings"][0]["title"],
-            "Launch-bound: 2,992 GPU operations in 1.60 s, the GPU idle 99.6% of the time");
+  ASSERT_FALSE(r->stages.empty());
+  const report::StagePart& decode = r->stages[0];
+  EXPECT_EQ(decode.name, ":decode");
+  EXPECT_EQ(decode.gpu_ops, 2992);
+  ASSERT_FALSE(decode.findings.empty());
+  EXPECT_EQ(decode.findings[0].kind, "launch_bound");
+  EXPECT_EQ(decode.findings[0].title, "Launch-bound: 2,992 GPU operations in 1.60 s, the GPU idle 99.6% of the time");
   // The model's FLOPs, by hand: 4 layers x (2 x 1024^2 + 2 x 1024 x 256 + 3 x 1024 x 2816)
   // + 1024 x 32000 = 77,856,768 matmul parameters; decode 32 tokens at context 136:
   // 2N = 2 x 77,856,768 x 32 = 4,982,833,152; with attention 4 x 4 x 1024 x 136 x 32 more:
   // 5,054,136,320; causal, half of that attention: 5,018,484,736.
   std::map<std::string, double> model;
-  for (const auto& l : decode["mfu"]["lines"]) model[l["name"].get<std::string>()] = l["flops"].get<double>();
+  for (const auto& l : decode.mfu.lines) model[l.name] = l.flops;
   EXPECT_EQ(model.at("2N"), 4982833152.0);
   EXPECT_EQ(model.at("2N + attention"), 5054136320.0);
   EXPECT_EQ(model.at("2N + causal attention"), 5018484736.0);
   // Every line divides by one peak: the datasheet's dense BF16 (H200 SXM: 989.4 TFLOP/s).
-  EXPECT_EQ(decode["mfu"]["peak"]["precision"], "Tensor BF16");
-  EXPECT_EQ(decode["mfu"]["peak"]["flops_per_s"], 989.4e12);
-  for (const auto& l : decode["mfu"]["lines"]) {
-    EXPECT_NEAR(l["mfu_pct"].get<double>(),
-                100 * l["flops"].get<double>() / (decode["mfu"]["wall_ns"].get<double>() * 1e-9) / 989.4e12, 1e-9);
+  ASSERT_TRUE(decode.mfu.peak.has_value());
+  EXPECT_EQ(decode.mfu.peak->precision, "Tensor BF16");
+  EXPECT_EQ(decode.mfu.peak->flops_per_s, 989.4e12);
+  for (const auto& l : decode.mfu.lines) {
+    ASSERT_TRUE(l.mfu_pct.has_value()) << l.name;
+    EXPECT_NEAR(*l.mfu_pct, 100 * l.flops / (decode.mfu.wall_ns * 1e-9) / 989.4e12, 1e-9);
   }
 }
 
@@ -203,11 +207,11 @@ TEST(Report, MarkdownKeepsKernelNamesAsText) {
 TEST(Report, TextWritersCopeWithAnEmptyReport) {
   std::ostringstream md;
   std::ostringstream summary;
-  report::WriteReportMarkdown(json::object(), md);
-  report::WriteReportSummary(json::object(), summary);
+  report::WriteReportMarkdown(report::RunReport{}, md);
+  report::WriteReportSummary(report::RunReport{}, summary);
   EXPECT_EQ(md.str(), R"(# kscope report: run 0
 
-Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches ( ms), 0 copies and sets ( ms); 0 launches profiled by ncu.
+Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches (0.000 ms), 0 copies and sets (0.000 ms); 0 launches profiled by ncu.
 
 ## Findings
 
@@ -276,18 +280,18 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   ASSERT_TRUE(second.ok() && !second->error) << screen.str();
   auto rep = report::BuildRunReport(*s, second->run_id, roofline.config);
   ASSERT_TRUE(rep.ok()) << rep.error().Line();
-  EXPECT_EQ((*rep)["run"]["timeline_run"], first->run_id);
+  EXPECT_EQ(rep->run.timeline_run, first->run_id);
 
-  json decode;
-  for (const auto& st : (*rep)["stages"]) {
-    if (st["name"] == ":decode") decode = st;
+  const report::StagePart* decode = nullptr;
+  for (const auto& st : rep->stages) {
+    if (st.name == ":decode") decode = &st;
   }
-  ASSERT_FALSE(decode.is_null());
-  const auto& m = decode["mfu"];
-  EXPECT_EQ(m["mfu_source"], "ncu");
-  EXPECT_EQ(m["measured_launches"], 64);
-  EXPECT_EQ(m["instances"], 1);  // one decode range: nothing to leave out as warm-up
-  EXPECT_NEAR(m["coverage_pct"].get<double>(), second->selection->deep_pct, 1e-9);
+  ASSERT_NE(decode, nullptr);
+  const analysis::StageMfu& m = decode->mfu;
+  EXPECT_EQ(m.mfu_source, "ncu");
+  EXPECT_EQ(m.measured_launches, 64);
+  EXPECT_EQ(m.instances, 1);  // one decode range: nothing to leave out as warm-up
+  EXPECT_NEAR(m.coverage_pct, second->selection->deep_pct, 1e-9);
 
   // The tensor FLOPs from ncu's own counters, summed here independently: per launch
   // configuration, the tensor operations ncu counted on its profiled launches
@@ -334,21 +338,24 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   ASSERT_GT(expected_tensor, 1e9);
   // kscope's count: the tensor part equals ncu's counters (to the counters' own rounding of
   // rate x time, 1e-6); what exceeds it is FP32/FP16 instruction work, a small share here.
-  const double kscope_flops = m["measured_flops"].get<double>();
+  ASSERT_TRUE(m.measured_flops.has_value());
+  const double kscope_flops = *m.measured_flops;
   EXPECT_GE(kscope_flops, expected_tensor * (1 - 1e-6));
   EXPECT_LT(kscope_flops, expected_tensor * 1.2);
   // MFU divides by the datasheet's dense peak (H100 SXM BF16: 989.4 TFLOP/s), whose clock is
   // that of ncu's dense 540,672 bf16 operations per cycle: 1.83 GHz; ncu's own peak, at the
   // base clock it locked, is shown beside it (not the path's sparse 1,081,344 per cycle).
-  EXPECT_EQ(m["peak"]["precision"], "Tensor BF16");
-  EXPECT_EQ(m["peak"]["flops_per_s"], 989.4e12);
-  EXPECT_EQ(m["peak"]["source"], "datasheet H100 SXM");
-  EXPECT_NEAR(m["peak"]["clock_hz"].get<double>(), 989.4e12 / 540672, 1e3);
-  const double ncu_peak = m["ncu_peak"]["flops_per_s"].get<double>();
-  EXPECT_NEAR(ncu_peak / 540672, m["ncu_peak"]["clock_hz"].get<double>(), 1e3);
+  ASSERT_TRUE(m.peak.has_value() && m.ncu_peak.has_value());
+  EXPECT_EQ(m.peak->precision, "Tensor BF16");
+  EXPECT_EQ(m.peak->flops_per_s, 989.4e12);
+  EXPECT_EQ(m.peak->source, "datasheet H100 SXM");
+  EXPECT_NEAR(m.peak->clock_hz.value_or(0), 989.4e12 / 540672, 1e3);
+  const double ncu_peak = m.ncu_peak->flops_per_s;
+  EXPECT_NEAR(ncu_peak / 540672, m.ncu_peak->clock_hz.value_or(0), 1e3);
   EXPECT_GT(ncu_peak / 540672, 1.3e9);
   EXPECT_LT(ncu_peak / 540672, 2.0e9);
-  EXPECT_NEAR(m["mfu_pct"].get<double>(), 100 * kscope_flops / (m["wall_ns"].get<double>() * 1e-9) / 989.4e12, 1e-9);
+  ASSERT_TRUE(m.mfu_pct.has_value());
+  EXPECT_NEAR(*m.mfu_pct, 100 * kscope_flops / (m.wall_ns * 1e-9) / 989.4e12, 1e-9);
   fs::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "store/schema.h"
 #include "test_support.h"
@@ -38,7 +39,7 @@ TEST_F(StoreTest, CreatesSchemaWithVersionAndReopens) {
   EXPECT_TRUE(again.ok());
 }
 
-TEST_F(StoreTest, RefusesOtherSchemaVersions) {
+TEST_F(StoreTest, RefusesNewerAndNotYetUpgradedSchemaVersions) {
   const std::string path = Path("k.db");
   {
     auto s = Store::Open(path, sql::OpenMode::kCreate);
@@ -48,10 +49,39 @@ TEST_F(StoreTest, RefusesOtherSchemaVersions) {
   auto s = Store::Open(path, sql::OpenMode::kReadWrite);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().Line(), "kscope: error: " + path +
-                                  ": database schema version 99 is not the version this kscope reads (" +
-                                  std::to_string(store::kSchemaVersion) +
-                                  "); use the "
-                                  "kscope that wrote it, or import into a new database");
+                                  ": written by a newer kscope (schema version 99; this kscope "
+                                  "reads up to " +
+                                  std::to_string(store::kSchemaVersion) + "); use that kscope, or a newer one");
+  {
+    auto raw = sql::Db::Open(path, sql::OpenMode::kReadWrite);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(raw->Exec("UPDATE kscope_meta SET value = '3' WHERE key = 'schema_version'").ok());
+  }
+  // The library refuses an older store; the kscope command upgrades it (import::OpenStore,
+  // tests/unit/store_upgrade_test.cc).
+  auto old = Store::Open(path, sql::OpenMode::kReadOnly);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.error().Line(), "kscope: error: " + path + ": store of schema version 3, older than this kscope's (" +
+                                    std::to_string(store::kSchemaVersion) +
+                                    "), not yet upgraded; open it with the kscope command once (it upgrades the "
+                                    "store in place, keeping a copy)");
+}
+
+// An import writes to the file it opened: if that file is removed or replaced meanwhile, what
+// it wrote is gone, and the import must say so rather than report success.
+TEST_F(StoreTest, KnowsWhenItsFileWasRemovedOrReplaced) {
+  const std::string path = Path("gone.db");
+  auto s = Store::Open(path, sql::OpenMode::kCreate);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->CheckStillThere().ok());
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s->CheckStillThere().ok());
+  EXPECT_EQ(s->CheckStillThere().error().Line(),
+            "kscope: error: " + path +
+                ": the database file was removed, moved or replaced while kscope wrote to it; what it wrote is lost; "
+                "keep the store in place during an import, and import again");
+  std::ofstream(path) << "another file under the same name";
+  EXPECT_FALSE(s->CheckStillThere().ok());
 }
 
 TEST_F(StoreTest, RefusesADatabaseThatIsNotKscopes) {

@@ -180,7 +180,7 @@ SELECT count(*), sum(ns) FROM k)sql";
   auto report = report::BuildRunReport(store, run, config::Config{});
   ASSERT_TRUE(report.ok()) << report.error().Line();
   std::vector<std::string> names;
-  for (const auto& s : (*report)["stages"]) names.push_back(s["display_name"]);
+  for (const auto& s : report->stages) names.push_back(s.display_name);
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"backward", "forward", "optimizer", "step"}));
 }
@@ -251,16 +251,17 @@ TEST(ZooMfu, MeasuredFlopsAgreeWithTheModel) {
   auto report = report::BuildRunReport(store, run, *cfg);
   ASSERT_TRUE(report.ok()) << report.error().Line();
   int checked = 0;
-  for (const auto& s : (*report)["stages"]) {
-    const std::string name = s["display_name"];
+  for (const auto& s : report->stages) {
+    const std::string& name = s.display_name;
     if (name == "optimizer") continue;
-    const auto& lines = s["mfu"]["lines"];
+    const auto& lines = s.mfu.lines;
     ASSERT_GE(lines.size(), 2U) << name;
-    EXPECT_EQ(lines[0]["name"], "measured (ncu)");
-    const double measured = lines[0]["flops"];
-    const double model = lines[2]["flops"];  // N + attention
+    EXPECT_EQ(lines[0].name, "measured (ncu)");
+    const double measured = lines[0].flops;
+    const double model = lines[2].flops;  // N + attention
     EXPECT_NEAR(measured / model, 1.0, 0.10) << name << ": measured " << measured << ", model " << model;
-    EXPECT_EQ(s["mfu"]["peak"]["flops_per_s"], 989.4e12);
+    ASSERT_TRUE(s.mfu.peak.has_value()) << name;
+    EXPECT_EQ(s.mfu.peak->flops_per_s, 989.4e12);
     ++checked;
   }
   EXPECT_EQ(checked, 3);
@@ -278,9 +279,8 @@ TEST(ZooMfu, TheHeadlineIsTheModelsWhereNcuMissedTheMatmuls) {
   auto report = report::BuildRunReport(store, run, *cfg);
   ASSERT_TRUE(report.ok()) << report.error().Line();
   std::map<std::string, std::tuple<std::string, std::string, double>> headline;
-  for (const auto& s : (*report)["stages"]) {
-    headline[s["display_name"]] = {s["mfu"]["mfu_source"], s["mfu"]["mfu_line"], s["mfu"]["coverage_pct"]};
-  }
+  for (const auto& s : report->stages)
+    headline[s.display_name] = {s.mfu.mfu_source, s.mfu.mfu_line, s.mfu.coverage_pct};
   ASSERT_TRUE(headline.contains("prefill") && headline.contains("decode"));
   EXPECT_EQ(std::get<0>(headline["prefill"]), "model");
   EXPECT_EQ(std::get<1>(headline["prefill"]), "2N + attention");
@@ -297,9 +297,9 @@ TEST(ZooStages, LibraryRangesAreNotStages) {
   auto report = report::BuildRunReport(store, run, config::Config{});
   ASSERT_TRUE(report.ok()) << report.error().Line();
   std::vector<std::string> names;
-  for (const auto& s : (*report)["stages"]) names.push_back(s["name"]);
+  for (const auto& s : report->stages) names.push_back(s.name);
   EXPECT_EQ(names, (std::vector<std::string>{":decode", ":prefill"}));
-  const auto& notes = (*report)["notes"];
+  const auto& notes = report->notes;
   EXPECT_NE(std::find(notes.begin(), notes.end(),
                       "1 NVTX range that a library opens around each of its calls is not listed as a stage: "
                       "CCCL:cub::DeviceScan::InclusiveScan"),

@@ -1,49 +1,20 @@
 #include "import/ncu/report_importer.h"
 
-#include <stdlib.h>  // mkdtemp
-
 #include <filesystem>
 
 #include "import/ncu/details_csv_importer.h"
 #include "import/ncu/raw_csv_importer.h"
+#include "util/temp_dir.h"
 
 namespace kscope::import::ncu {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A private temporary directory, removed with everything in it when this goes away.
-class TempDir {
- public:
-  static Result<TempDir> Make() {
-    std::string tmpl = (fs::temp_directory_path() / "kscope-ncu-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) {
-      return Error{tmpl, "cannot make a temporary directory", "check TMPDIR and free space"};
-    }
-    return TempDir(tmpl);
-  }
-  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  TempDir& operator=(TempDir&&) = delete;
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string File(const char* name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
-}  // namespace
-
 Result<ImportResult> NcuReportImporter::Import(const std::string& path, const ImportTarget& target) {
-  auto dir = TempDir::Make();
+  auto dir = TempDir::Make("kscope-ncu-");
   if (!dir.ok()) return dir.error();
-  const std::string raw = dir->File("raw.csv"), details = dir->File("details.csv");
+  const std::string raw = (fs::path(dir->path()) / "raw.csv").string();
+  const std::string details = (fs::path(dir->path()) / "details.csv").string();
   KSCOPE_RETURN_IF_ERROR(ncu_->ExportPage(path, "raw", raw));
   KSCOPE_RETURN_IF_ERROR(ncu_->ExportPage(path, "details", details));
   auto from_raw = NcuRawCsvImporter().Import(raw, target);

@@ -1,0 +1,70 @@
+// ForDisplay (report/atlas_report.h): every text of an atlas as DisplayText shows it.
+#include <utility>
+
+#include "report/atlas_report.h"
+#include "util/display_text.h"
+
+namespace kscope::report {
+
+namespace {
+
+using analysis::atlas::Atlas;
+
+void Clean(std::string& s) { s = DisplayText(s); }
+void Clean(std::vector<std::string>& texts) {
+  for (auto& s : texts) Clean(s);
+}
+// A map's keys; keys that become equal keep the last one, as JSON objects do.
+template <class Value>
+void CleanKeys(std::map<std::string, Value>& map) {
+  std::map<std::string, Value> out;
+  for (auto& [key, value] : map) out[DisplayText(key)] = std::move(value);
+  map = std::move(out);
+}
+
+void CleanRows(Atlas& a) {
+  for (auto& p : a.popularity) {
+    for (std::string* s : {&p.key, &p.family, &p.library}) Clean(*s);
+    CleanKeys(p.share_pct);
+  }
+  for (auto& p : a.performance) {
+    for (std::string* s : {&p.key, &p.family, &p.library}) Clean(*s);
+    CleanKeys(p.classes);
+    CleanKeys(p.top_stalls);
+  }
+  for (auto& c : a.correlates) {
+    for (std::string* s : {&c.key, &c.family, &c.library}) Clean(*s);
+    for (auto& b : c.bins) Clean(b.bin);
+    for (auto& o : c.outliers) {
+      Clean(o.kernel);
+      Clean(o.shape);
+      Clean(o.models);
+    }
+  }
+}
+
+void CleanSignals(Atlas& a) {
+  for (auto& s : a.signals) {
+    for (std::string* t : {&s.id, &s.title, &s.rule, &s.detail_name, &s.advice}) Clean(*t);
+    Clean(s.metrics);
+    Clean(s.models);
+    for (auto& f : s.families) {
+      Clean(f.family);
+      Clean(f.library);
+      Clean(f.models);
+    }
+  }
+}
+
+}  // namespace
+
+Atlas ForDisplay(const Atlas& atlas) {
+  Atlas a = atlas;
+  for (auto& r : a.runs) Clean(r.model);
+  Clean(a.models);
+  CleanRows(a);
+  CleanSignals(a);
+  return a;
+}
+
+}  // namespace kscope::report

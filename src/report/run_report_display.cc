@@ -1,0 +1,112 @@
+// ForDisplay (report/run_report.h): every text of a run's report as DisplayText shows it.
+#include <utility>
+
+#include "report/run_report.h"
+#include "util/display_text.h"
+
+namespace kscope::report {
+
+namespace {
+
+void Clean(std::string& s) { s = DisplayText(s); }
+void Clean(std::optional<std::string>& s) {
+  if (s) Clean(*s);
+}
+void Clean(std::vector<std::string>& texts) {
+  for (auto& s : texts) Clean(s);
+}
+// A map's keys and values; keys that become equal keep the last one, as JSON objects do.
+template <class Value>
+void CleanKeys(std::map<std::string, Value>& map) {
+  std::map<std::string, Value> out;
+  for (auto& [key, value] : map) out[DisplayText(key)] = std::move(value);
+  map = std::move(out);
+}
+
+void Clean(std::vector<analysis::Finding>& findings) {
+  for (auto& f : findings) {
+    for (std::string* s : {&f.kind, &f.title, &f.detail, &f.size_unit, &f.fix}) Clean(*s);
+  }
+}
+
+void Clean(RunPart& run) {
+  auto& m = run.manifest;
+  for (auto* s : {&m.label, &m.model, &m.dtype, &m.gpu, &m.driver, &m.cuda_version, &m.ncu_version, &m.command,
+                  &m.nsys_export_version, &m.nsys_tool_version}) {
+    Clean(*s);
+  }
+  Clean(run.status);
+  Clean(run.imported_at);
+  for (auto& [key, value] : m.tags) Clean(value);
+  CleanKeys(m.tags);
+}
+
+void Clean(TimelinePart& timeline) {
+  Clean(timeline.diagnosis.findings);
+  for (auto& g : timeline.diagnosis.largest_gaps) {
+    for (auto& h : g.host) Clean(h.api);
+  }
+}
+
+void Clean(analysis::StageMfu& m) {
+  for (auto* peak : {&m.peak, &m.ncu_peak}) {
+    if (*peak) {
+      Clean((*peak)->precision);
+      Clean((*peak)->source);
+    }
+  }
+  for (auto& l : m.lines) {
+    Clean(l.name);
+    Clean(l.formula);
+  }
+  for (std::string* s : {&m.mfu_source, &m.mfu_line, &m.bytes_source}) Clean(*s);
+  Clean(m.notes);
+  CleanKeys(m.measured_by_precision);
+}
+
+void Clean(StagePart& s) {
+  for (std::string* t : {&s.name, &s.display_name, &s.text, &s.domain, &s.style}) Clean(*t);
+  for (auto& t : s.other_threads.threads) Clean(t.name);
+  if (s.backward_of_forward) {
+    for (auto& o : s.backward_of_forward->by_forward_op) Clean(o.op);
+  }
+  for (auto& k : s.top_kernels) {
+    Clean(k.name);
+    Clean(k.family);
+    Clean(k.bottleneck);
+  }
+  Clean(s.mfu);
+  Clean(s.findings);
+}
+
+void Clean(TopKernel& k) {
+  for (std::string* s : {&k.name, &k.base, &k.family, &k.library}) Clean(*s);
+  if (!k.verdict) return;
+  for (std::string* s : {&k.verdict->bottleneck, &k.verdict->top_stall, &k.verdict->why, &k.verdict->stall_unit}) {
+    Clean(*s);
+  }
+  Clean(k.verdict->rests_on);
+}
+
+void Clean(RooflinePart& roofline) {
+  for (auto& p : roofline.points) {
+    for (std::string* s : {&p.kernel, &p.base, &p.family, &p.precision, &p.bottleneck}) Clean(*s);
+  }
+  for (auto& r : roofline.roofs) Clean(r.precision);
+}
+
+}  // namespace
+
+RunReport ForDisplay(const RunReport& report) {
+  RunReport r = report;
+  Clean(r.run);
+  Clean(r.timeline);
+  for (auto& s : r.stages) Clean(s);
+  for (auto& k : r.top_kernels) Clean(k);
+  for (auto& m : r.bottleneck_mix) Clean(m.bottleneck);
+  Clean(r.roofline);
+  Clean(r.notes);
+  return r;
+}
+
+}  // namespace kscope::report
