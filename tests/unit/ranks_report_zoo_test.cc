@@ -63,7 +63,7 @@ int64_t ExposedBySweep(const std::vector<ExportKernel>& kernels) {
 
 report::RunReport DdpReport() {
   static store::Store store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
-  static const int64_t run = testing::ImportZoo(store, "ddp_train");
+  static const int64_t run = testing::ImportZoo(store, "ddp_train", {"default_profile_raw.csv"});
   auto r = report::BuildRunReport(store, run, config::Config{});
   EXPECT_TRUE(r.ok()) << r.error().Line();
   return std::move(r).value();
@@ -152,6 +152,21 @@ TEST(RanksReport, CollectiveWaitsAndTheStragglerAreTheExportsStartSkew) {
       EXPECT_GT(st.median_wall_ns, 0) << st.stage;
     }
     EXPECT_TRUE(names.contains("step")) << rank.rank.rank;
+  }
+}
+
+// The stage figures pool the ranks' instances: a note says so, and that the FLOPs are those ncu
+// measured on rank 0's GPU (its deep pass ran on GPU 0 alone).
+TEST(RanksReport, ANoteSaysHowStageFiguresTreatTheRanks) {
+  const report::RunReport r = DdpReport();
+  const auto note =
+      std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.starts_with("2 ranks:"); });
+  ASSERT_NE(note, r.notes.end());
+  EXPECT_NE(note->find("the FLOPs ncu measured on rank 0's GPU"), std::string::npos) << *note;
+  for (const auto& st : r.stages) {
+    for (const auto& line : st.mfu.lines) {
+      if (line.mfu_pct) EXPECT_GT(*line.mfu_pct, 0.01) << st.display_name;  // not the 4.08e-11% of issue 21
+    }
   }
 }
 
