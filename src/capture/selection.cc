@@ -17,6 +17,7 @@
 #include "analysis/timeline/launch_links.h"
 #include "analysis/timeline/nsys_events.h"
 #include "analysis/timeline/nsys_facts.h"
+#include "analysis/timeline/ranks.h"
 #include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
@@ -217,25 +218,6 @@ Result<std::vector<char>> WarmupRows(store::Store& store, int64_t run_id, const 
   return warm;
 }
 
-// The processes that launched GPU kernels, in process order (nsys's global process id holds
-// the host, then the process ID), and each one's GPU (where most of its kernels ran).
-struct RankProcesses {
-  std::vector<int64_t> global_pids;
-  std::vector<int64_t> devices;
-};
-RankProcesses FindRanks(const analysis::NsysEvents& e, const std::vector<int64_t>& device) {
-  std::map<int64_t, std::map<int64_t, int64_t>> kernels;  // global pid -> device -> kernels
-  for (size_t i = 0; i < e.kernels.global_pid.size(); ++i) ++kernels[e.kernels.global_pid[i]][device[i]];
-  RankProcesses r;
-  for (const auto& [gpid, by_device] : kernels) {
-    r.global_pids.push_back(gpid);
-    r.devices.push_back(std::max_element(by_device.begin(), by_device.end(), [](const auto& a, const auto& b) {
-                          return a.second < b.second;
-                        })->first);
-  }
-  return r;
-}
-
 }  // namespace
 
 Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
@@ -266,9 +248,9 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
   Selection sel;
   // Ranks: with several processes, only the selected one's launches are in scope, and ncu
   // profiles its GPU alone.
-  const RankProcesses ranks = FindRanks(e, device);
+  const std::vector<analysis::RunRank> ranks = analysis::FindRanks(k.global_pid, device);
   std::vector<char> in_rank(k.start.size(), 1);
-  sel.ranks = static_cast<int64_t>(ranks.global_pids.size());
+  sel.ranks = static_cast<int64_t>(ranks.size());
   if (sel.ranks > 1) {
     if (ncu_rank < 0 || ncu_rank >= sel.ranks) {
       return Error{"profile.ncu_rank",
@@ -278,13 +260,13 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const confi
                    "choose one of them"};
     }
     const auto r = static_cast<size_t>(ncu_rank);
-    const int64_t gpid = ranks.global_pids[r];
+    const int64_t gpid = ranks[r].global_pid;
     sel.rank = ncu_rank;
-    sel.rank_pid = (gpid >> 24) & 0xFFFFFF;  // nsys's global process id: host, then process ID, then 24 bits
-    sel.device = ranks.devices[r];
+    sel.rank_pid = ranks[r].pid;
+    sel.device = ranks[r].device;
     for (size_t i = 0; i < in_rank.size(); ++i) in_rank[i] = k.global_pid[i] == gpid ? 1 : 0;
-    for (size_t o = 0; o < ranks.devices.size(); ++o) {
-      if (o != r && ranks.devices[o] == sel.device) {
+    for (size_t o = 0; o < ranks.size(); ++o) {
+      if (o != r && ranks[o].device == sel.device) {
         sel.notes.push_back(fmt::format(
             "ranks {} and {} both ran on GPU {} (a CUDA_VISIBLE_DEVICES per rank?): ncu --devices cannot tell them "
             "apart, so ncu profiles the selected kernels of both; the selection and its percentages are rank {}'s",

@@ -14,6 +14,7 @@
 #include "analysis/kernels/launch_figures.h"
 #include "analysis/kernels/ncu_timeline_link.h"
 #include "analysis/timeline/nsys_summaries.h"
+#include "analysis/timeline/ranks.h"
 #include "import/importer.h"
 #include "import/ncu_run_check.h"
 #include "util/file_hash.h"
@@ -77,7 +78,10 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
   int64_t run_id = 0;
   bool run_has_nsys = false;  // an nsys export went into the current run in this call
   auto finish_run = [&]() -> Status {
-    if (run_has_nsys) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, facts));
+    if (run_has_nsys) {
+      KSCOPE_RETURN_IF_ERROR(analysis::MaterializeRanks(store, run_id, facts.launched_rank));
+      KSCOPE_RETURN_IF_ERROR(analysis::MaterializeNsysSummaries(store, run_id, facts));
+    }
     facts = {};
     run_has_nsys = false;
     return Status::Ok();

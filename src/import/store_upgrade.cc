@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "analysis/kernels/launch_figures.h"
+#include "analysis/timeline/ranks.h"
 #include "store/schema.h"
 #include "util/file_hash.h"
 
@@ -47,6 +48,20 @@ Status DeriveFigures(store::Store& store, const std::vector<int64_t>& runs) {
   return Status::Ok();
 }
 
+// The ranks of every run with nsys kernels and none yet (schema 9 derives them at import), from
+// its kernel stream in process order: the environment nsys recorded is in the export alone.
+Status DeriveRanks(store::Store& store) {
+  auto q = store.db().Prepare(
+      "SELECT run_id FROM event_stream WHERE stream = 'kernel' AND rows > 0 AND run_id NOT IN "
+      "(SELECT run_id FROM run_rank) ORDER BY run_id");
+  if (!q.ok()) return q.error();
+  std::vector<int64_t> runs;
+  while (q->Step()) runs.push_back(q->Int(0));
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  for (int64_t run : runs) KSCOPE_RETURN_IF_ERROR(analysis::MaterializeRanks(store, run, std::nullopt));
+  return Status::Ok();
+}
+
 void PrintUpgradeNote(const std::string& path, const UpgradeDone& done) {
   std::cerr << fmt::format(
       "kscope: note: {}: upgraded from schema version {} to {}; the store as it was is kept at {}\n", path,
@@ -84,6 +99,7 @@ Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path) {
     if (!migrated.ok()) return migrated.error();
     done.schema = std::move(migrated).value();
     KSCOPE_RETURN_IF_ERROR(DeriveFigures(*store, done.schema.runs_to_derive));
+    KSCOPE_RETURN_IF_ERROR(DeriveRanks(*store));
     return tx->Commit();
   };
   if (Status st = finish(); !st.ok()) {

@@ -47,6 +47,7 @@ Status WriteHtmlReport(const RunReport& report, std::ostream& out) {
   WriteTopKernelsSection(clean, out);
   WriteRooflineSection(clean, out);
   WriteStagesSection(clean, out);
+  WriteRanksSection(clean, out);
   WriteBottleneckMixSection(clean, out);
   WriteTimelineSection(clean, out);
   WriteNotesSection(clean, out);

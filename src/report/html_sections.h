@@ -29,6 +29,8 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out);
 void WriteRooflineSection(const RunReport& report, std::ostream& out);
 void WriteStagesSection(const RunReport& report, std::ostream& out);
 void WriteBottleneckMixSection(const RunReport& report, std::ostream& out);
+// A run of several ranks only: the per-rank table and the straggler.
+void WriteRanksSection(const RunReport& report, std::ostream& out);
 void WriteTimelineSection(const RunReport& report, std::ostream& out);
 void WriteNotesSection(const RunReport& report, std::ostream& out);
 

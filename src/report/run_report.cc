@@ -97,6 +97,7 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const conf
                                         .gpu = r.run.manifest.gpu.value_or(""),
                                         .dtype = dtype};
   KSCOPE_RETURN_IF_ERROR(parts::AddStages(store, stage_inputs, r));
+  KSCOPE_RETURN_IF_ERROR(parts::AddRanks(store, *timeline_run, *nsys, *launches, config, r));
   KSCOPE_RETURN_IF_ERROR(parts::AddDataNotes(store, run_id, *timeline_run, *nsys, r.notes));
   if (launches->empty()) {
     r.notes.push_back(

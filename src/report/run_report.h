@@ -23,6 +23,7 @@
 #include "analysis/stages/stage_mfu.h"
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
+#include "analysis/timeline/rank_figures.h"
 #include "analysis/timeline/timeline.h"
 #include "config/config.h"
 #include "store/store.h"
@@ -149,6 +150,12 @@ struct StagePart {
   std::vector<analysis::Finding> findings;
 };
 
+// A multi-GPU job's rank (a process that launched kernels, run_rank) with its own figures:
+// compute and communication kernel time, exposed communication, collectives, stage times.
+using RankPart = analysis::RankFigures;
+// The rank the others wait for at their collectives, by how much, and what to do.
+using StragglerPart = analysis::Straggler;
+
 struct RunReport {
   RunPart run;
   SummaryPart summary;
@@ -158,6 +165,9 @@ struct RunReport {
   std::vector<BottleneckShare> bottleneck_mix;
   RooflinePart roofline;
   std::vector<std::string> notes;  // what the numbers leave out, one sentence each
+  // A run of several ranks only (empty, and absent from report.json, for one process):
+  std::vector<RankPart> ranks;
+  std::optional<StragglerPart> straggler;
 };
 
 Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config);

@@ -106,6 +106,15 @@ RunReport ForDisplay(const RunReport& report) {
   for (auto& m : r.bottleneck_mix) Clean(m.bottleneck);
   Clean(r.roofline);
   Clean(r.notes);
+  for (auto& rank : r.ranks) {
+    Clean(rank.rank.rank_from);
+    for (auto& t : rank.stages) Clean(t.stage);
+    for (auto& c : rank.collectives) Clean(c.kind);
+  }
+  if (r.straggler) {
+    Clean(r.straggler->step_stage);
+    Clean(r.straggler->advice);
+  }
   return r;
 }
 

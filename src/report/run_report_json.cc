@@ -278,20 +278,61 @@ json RooflineJson(const RooflinePart& r) {
   return {{"points", points}, {"roofs", roofs}};
 }
 
+json RankJson(const RankPart& r) {
+  json stages = json::array();
+  for (const auto& t : r.stages) {
+    stages.push_back(
+        {{"stage", t.stage}, {"instances", t.instances}, {"steady", t.steady}, {"median_wall_ns", t.median_wall_ns}});
+  }
+  json collectives = json::array();
+  for (const auto& c : r.collectives) collectives.push_back({{"kind", c.kind}, {"count", c.count}, {"ns", c.ns}});
+  return {{"rank", r.rank.rank},
+          {"rank_from", r.rank.rank_from},
+          {"pid", r.rank.pid},
+          {"device", r.rank.device},
+          {"kernels", r.kernels},
+          {"kernel_ns", r.kernel_ns},
+          {"compute_ns", r.compute_ns},
+          {"communication_ns", r.communication_ns},
+          {"exposed_communication_ns", r.exposed_communication_ns},
+          {"collective_wait_ns", r.collective_wait_ns},
+          {"stages", stages},
+          {"collectives", collectives}};
+}
+
+json StragglerJson(const StragglerPart& s) {
+  return {{"rank", s.rank},
+          {"matched_collectives", s.matched},
+          {"late_ns", s.late_ns},
+          {"step_stage", NonEmpty(s.step_stage)},
+          {"steps", s.steps},
+          {"late_per_step_ns", s.late_per_step_ns},
+          {"extra_compute_per_step_ns", s.extra_compute_per_step_ns},
+          {"advice", s.advice}};
+}
+
 }  // namespace
 
 json ToJson(const RunReport& report) {
   json stages = json::array();
   for (const auto& s : report.stages) stages.push_back(StageJson(s));
-  return {{"kscope_report", kReportVersion},
-          {"run", RunJson(report.run)},
-          {"summary", SummaryJson(report.summary)},
-          {"timeline", TimelineJson(report.timeline)},
-          {"stages", stages},
-          {"top_kernels", KernelsJson(report.top_kernels)},
-          {"bottleneck_mix", MixJson(report.bottleneck_mix)},
-          {"roofline", RooflineJson(report.roofline)},
-          {"notes", report.notes}};
+  json out = {{"kscope_report", kReportVersion},
+              {"run", RunJson(report.run)},
+              {"summary", SummaryJson(report.summary)},
+              {"timeline", TimelineJson(report.timeline)},
+              {"stages", stages},
+              {"top_kernels", KernelsJson(report.top_kernels)},
+              {"bottleneck_mix", MixJson(report.bottleneck_mix)},
+              {"roofline", RooflineJson(report.roofline)},
+              {"notes", report.notes}};
+  // The parts of a run of several ranks: absent for one process.
+  if (!report.ranks.empty()) {
+    json ranks = json::array();
+    for (const auto& r : report.ranks) ranks.push_back(RankJson(r));
+    out["ranks"] = ranks;
+  }
+  if (report.straggler) out["straggler"] = StragglerJson(*report.straggler);
+  return out;
 }
 
 std::string ReportJsonText(const RunReport& report) {

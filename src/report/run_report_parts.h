@@ -40,6 +40,12 @@ struct StageInputs {
 // ranges not listed as stages (PyTorch's operator ranges, libraries' ranges).
 Status AddStages(store::Store& store, const StageInputs& in, RunReport& out);
 
+// The ranks of a run of several processes that launched kernels (run_rank), each with its
+// figures, and the straggler; nothing for a run of one process. A note says how the stage
+// figures treat the ranks, and whose GPU ncu profiled (`launches`: the run's ncu launches).
+Status AddRanks(store::Store& store, int64_t timeline_run, const analysis::NsysEvents& nsys,
+                const std::vector<analysis::NcuLaunch>& launches, const config::Config& config, RunReport& out);
+
 // Notes on what the numbers leave out: bad rows the import skipped (in `run_id` or
 // `timeline_run`), NVTX ranges never closed.
 Status AddDataNotes(store::Store& store, int64_t run_id, int64_t timeline_run, const analysis::NsysEvents& nsys,

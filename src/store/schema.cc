@@ -114,6 +114,21 @@ CREATE TABLE run_gap (
   PRIMARY KEY (run_id, what)
 ) WITHOUT ROWID;
 
+-- The ranks of a run: each process that launched GPU kernels (a job under torchrun, mpirun or srun
+-- that one nsys recorded holds one per rank), with its GPU. Derived at import from the kernel
+-- stream (analysis/timeline/ranks.cc); a run of one process has one row.
+CREATE TABLE run_rank (
+  run_id     INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  rank       INTEGER NOT NULL,  -- the position in process order (global_pid order, from 0); for a run of
+                                -- one process, the rank its recorded environment names (RANK, ...), if any
+  global_pid INTEGER NOT NULL,  -- nsys global process id (the kernel stream's global_pid)
+  pid        INTEGER NOT NULL,  -- process ID
+  device     INTEGER NOT NULL,  -- the GPU (CUDA device id) most of its kernels ran on
+  kernels    INTEGER NOT NULL,  -- its kernel launches
+  rank_from  TEXT NOT NULL,     -- 'process order', or the environment variable the rank came from
+  PRIMARY KEY (run_id, rank)
+) WITHOUT ROWID;
+
 -- Derived at import from the event streams (analysis/timeline/nsys_summaries.cc). Values are exact
 -- (not rounded); reports round them the way nsys does. Durations in ns, sizes in bytes.
 -- The duration statistics of a group: n, total, mean, median, min, max, sample stddev.

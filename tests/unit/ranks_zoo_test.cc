@@ -5,11 +5,14 @@
 // 0's compute kernels, as SQL over the export counts them; ncu profiled rank 0's GPU alone.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "analysis/names/communication.h"
+#include "analysis/timeline/ranks.h"
 #include "capture/commands.h"
 #include "capture/selection.h"
+#include "test_support.h"
 #include "zoo_support.h"
 
 namespace kscope {
@@ -101,6 +104,70 @@ TEST(RanksZoo, TheSelectionIsRankZerosComputeKernelsAndNcuProfilesItsGpu) {
   auto bad = capture::SelectKernels(store, run, defaults.selection, 17, 1, 2);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().where, "profile.ncu_rank");
+}
+
+// The store's ranks (run_rank, derived at import): per process that launched kernels, in process
+// order, by SQL on the export: its process ID, its launches, the GPU most of them ran on.
+TEST(RanksZoo, TheStoreHoldsEachProcessAsARankWithItsGpu) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, "ddp_train");
+  ASSERT_GT(run, 0);
+  auto db = Export();
+  auto q = db.Prepare(
+      "SELECT globalPid, globalPid >> 24 & 16777215, count(*), (SELECT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL d "
+      "WHERE d.globalPid = k.globalPid GROUP BY deviceId ORDER BY count(*) DESC LIMIT 1) "
+      "FROM CUPTI_ACTIVITY_KIND_KERNEL k GROUP BY globalPid ORDER BY globalPid");
+  ASSERT_TRUE(q.ok());
+  std::vector<analysis::RunRank> want;
+  while (q->Step()) {
+    want.push_back({static_cast<int64_t>(want.size()), q->Int(0), q->Int(1), q->Int(3), q->Int(2), "process order"});
+  }
+  ASSERT_EQ(want.size(), 2U);
+  auto got = analysis::ReadRanks(store, run);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), want.size());
+  for (size_t r = 0; r < want.size(); ++r) {
+    EXPECT_EQ((*got)[r].rank, want[r].rank);
+    EXPECT_EQ((*got)[r].global_pid, want[r].global_pid);
+    EXPECT_EQ((*got)[r].pid, want[r].pid);
+    EXPECT_EQ((*got)[r].device, want[r].device);
+    EXPECT_EQ((*got)[r].kernels, want[r].kernels);
+    EXPECT_EQ((*got)[r].rank_from, "process order");
+  }
+}
+
+// The launcher wrapper (`mpirun ... kscope profile profile.rank=N`) runs one rank under nsys: its
+// export records that process's environment, whose rank variable names the run's one rank.
+TEST(RanksZoo, ARunOfOneProcessTakesTheRankItsEnvironmentNames) {
+  const auto copy = std::filesystem::temp_directory_path() / "kscope_ranks_env_tiny.sqlite";
+  std::filesystem::copy_file(testing::NsysData("tiny_cuda.sqlite"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  {
+    auto db = sql::Db::Open(copy.string(), sql::OpenMode::kReadWrite);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->Exec("INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', "
+                         "'OMPI_COMM_WORLD_RANK=\"3\"')")
+                    .ok());
+  }
+  auto store = NewStore();
+  for (const auto& [path, rank, from] : {std::tuple{testing::NsysData("tiny_cuda.sqlite"), 0, "process order"},
+                                         std::tuple{copy.string(), 3, "OMPI_COMM_WORLD_RANK"}}) {
+    auto out = import::ImportFiles(store, {path}, {});
+    ASSERT_TRUE(out.ok()) << out.error().Line();
+    auto ranks = analysis::ReadRanks(store, out->front().run_id);
+    ASSERT_TRUE(ranks.ok());
+    ASSERT_EQ(ranks->size(), 1U);
+    EXPECT_EQ(ranks->front().rank, rank);
+    EXPECT_EQ(ranks->front().rank_from, from);
+  }
+  std::filesystem::remove(copy);
+  // With several processes, each is a rank in process order: a launcher's variable is not theirs.
+  const auto two = analysis::FindRanks({7 << 24, 5 << 24, 7 << 24}, {1, 0, 1}, analysis::EnvRank{4, "RANK"});
+  ASSERT_EQ(two.size(), 2U);
+  EXPECT_EQ(two[0].pid, 5);
+  EXPECT_EQ(two[1].rank, 1);
+  EXPECT_EQ(two[1].device, 1);
+  EXPECT_EQ(two[1].kernels, 2);
 }
 
 TEST(RanksZoo, AskedForTheAllReduceNcuReplaysTheWholeJob) {

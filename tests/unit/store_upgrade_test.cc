@@ -109,6 +109,7 @@ const std::vector<std::string> kSameRows = {
     "k.min, k.max, k.stddev FROM nvtx_kernel_summary k JOIN string s ON s.id = k.kernel_name_id ORDER BY 1, 2, 3, 4, "
     "5, 7",
     "SELECT * FROM memop_summary ORDER BY 1, 2",
+    "SELECT * FROM run_rank ORDER BY 1, 2",
     "SELECT * FROM nvtx_summary ORDER BY 1, 2, 3",
     "SELECT * FROM nvtx_projection_summary ORDER BY 1, 2, 3",
     "SELECT l.run_id, l.id, l.ncu_id, l.pid, l.process, s.value, l.device, l.cc, l.grid_x, l.block_x, l.nvtx, "
@@ -272,7 +273,7 @@ TEST_P(StoreUpgrade, ViewsAreWhatTodaysKscopePrintsForAFreshImport) {
   EXPECT_EQ(Output(old_, {"atlas"}), Output(fresh_, {"atlas"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, StoreUpgrade, ::testing::Values("v1", "v3", "v6", "v7a", "v7"));
+INSTANTIATE_TEST_SUITE_P(Releases, StoreUpgrade, ::testing::Values("v1", "v3", "v6", "v7a", "v7", "v8"));
 
 // Each schema change comes with a fixture of the version before it (make_fixture.sh at the last
 // commit of that version), and each fixture is one the upgrade test above opens.
@@ -287,7 +288,7 @@ TEST(StoreFixtures, TheVersionBeforeTodaysHasOne) {
   }
   EXPECT_NE(std::find(versions.begin(), versions.end(), store::kSchemaVersion - 1), versions.end())
       << "add tests/data/store_versions/v" << store::kSchemaVersion - 1 << " (make_fixture.sh) and list it above";
-  EXPECT_EQ(versions.size(), 5U) << "list every fixture in INSTANTIATE_TEST_SUITE_P above";
+  EXPECT_EQ(versions.size(), 6U) << "list every fixture in INSTANTIATE_TEST_SUITE_P above";
 }
 
 // Two kscope commands opening one old store at once: one upgrades it, the other waits for the

@@ -7,6 +7,7 @@
 #include "analysis/kernels/launch_flops.h"
 #include "analysis/kernels/peaks.h"
 #include "analysis/kernels/roofline.h"
+#include "analysis/names/communication.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 
@@ -65,6 +66,9 @@ ProfiledWork GatherProfiledWork(const std::vector<NcuLaunch>& launches, int64_t 
   std::vector<double> bandwidths, clocks;
   for (const auto& l : launches) {
     if (!l.kernel_index || l.kernel_run != timeline_run) continue;
+    // A communication kernel's time is mostly waiting for a peer: its counters say nothing of
+    // the stage's compute, and it must not choose the precision or its peak.
+    if (CommunicationOf(l.key.name)) continue;
     const auto row = static_cast<size_t>(*l.kernel_index);
     if (row >= rows.size()) continue;
     const Roofline roof = ComputeRoofline(l);

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/ranks.h"
 
 namespace kscope::analysis {
 
@@ -55,6 +57,8 @@ struct NsysFacts {
   static constexpr uint32_t kMemop = uint32_t{1} << 31;
   std::deque<Launch> launches;
   std::vector<int64_t> threads;  // global thread ids
+  // The rank the launched process's recorded environment names (a launcher's one profiled rank).
+  std::optional<EnvRank> launched_rank;
 };
 
 // `tid`'s index in `threads`, added when new. A run has few launching threads.

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "capture/rank.h"
+
 namespace kscope::import::nsys {
 
 void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) {
@@ -49,6 +51,24 @@ void LearnManifest(sql::Db& db, const ExportSchema& schema, store::Manifest& m) 
       if (!command.empty()) m.command = command;
     }
   }
+}
+
+std::optional<analysis::EnvRank> LaunchedRank(sql::Db& db, const ExportSchema& schema) {
+  if (!schema.HasTable("META_DATA_CAPTURE")) return std::nullopt;
+  auto q = db.Prepare("SELECT value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:ENVIRONMENT_VARIABLE'");
+  if (!q.ok()) return std::nullopt;
+  std::map<std::string, std::string> env;  // NAME="value"
+  while (q->Step()) {
+    const std::string kv = q->Text(0);
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    std::string value = kv.substr(eq + 1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    env.emplace(kv.substr(0, eq), std::move(value));
+  }
+  auto rank = capture::RankFromEnvironment(env);
+  if (!rank) return std::nullopt;
+  return analysis::EnvRank{rank->rank, rank->source};
 }
 
 }  // namespace kscope::import::nsys

@@ -215,6 +215,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
   result.rows_read = ctx.rows_read;
   result.rows_skipped = ctx.rows_skipped;
   LearnManifest(*db, *schema, result.learned);
+  if (!f.launched_rank) f.launched_rank = LaunchedRank(*db, *schema);
   return result;
 }
 

@@ -1,0 +1,73 @@
+// The figures of a multi-GPU job per rank (each process that launched kernels, run_rank): its
+// kernel time split into compute and communication (analysis/names/communication.h), the
+// communication its compute does not hide, its collectives by kind, its steady step time per
+// top-level NVTX stage; and the straggler, the rank the others wait for at their collectives.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/stages/stages.h"
+#include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/ranks.h"
+
+namespace kscope::analysis {
+
+// A top-level stage as one rank ran it: the instances that launched the rank's kernels, and the
+// median wall time (start to the end of the last work launched inside) of those after warm-up.
+struct RankStageTime {
+  std::string stage;  // DisplayName
+  int64_t instances = 0, steady = 0;
+  double median_wall_ns = 0;
+};
+
+struct RankCollective {
+  std::string kind;  // CollectiveKindName: "AllReduce", "AllGather", ...
+  int64_t count = 0, ns = 0;
+};
+
+struct RankFigures {
+  RunRank rank;
+  int64_t kernels = 0, kernel_ns = 0;
+  int64_t compute_ns = 0;        // kernels that are not communication
+  int64_t communication_ns = 0;  // communication kernels (their time includes waiting for peers)
+  // Communication time on the rank's GPU that none of its compute kernels overlaps: the union
+  // of its communication kernels' intervals less the union of its compute kernels'.
+  int64_t exposed_communication_ns = 0;
+  // What its collectives waited for the last peer to arrive, estimated from start skew: over
+  // the collectives matched across ranks (the i-th of each kind on every rank), the latest
+  // start less its own.
+  int64_t collective_wait_ns = 0;
+  std::vector<RankStageTime> stages;        // top-level stages, as `stages` orders them
+  std::vector<RankCollective> collectives;  // by kind, in CollectiveKind order
+};
+
+// The rank that arrives last at the collectives: the one whose matched collectives wait least.
+struct Straggler {
+  int64_t rank = 0;
+  int64_t matched = 0;  // collectives matched on every rank
+  // The others' mean collective wait less the straggler's: how much later it arrives in all.
+  int64_t late_ns = 0;
+  std::string step_stage;       // the top-level stage with the most time ("" when none)
+  int64_t steps = 0;            // the straggler's instances of it
+  double late_per_step_ns = 0;  // late_ns / steps (0 when no stage)
+  // How much more compute kernel time the straggler has than the others' mean, per step (or in all).
+  double extra_compute_per_step_ns = 0;
+  std::string advice;  // one line that fits what was measured
+};
+
+struct RankAnalysis {
+  std::vector<RankFigures> ranks;
+  std::optional<Straggler> straggler;  // with at least two ranks and matched collectives
+};
+
+// `names`: the kernel names (string ids of events.kernels.name); `stages`: ComputeStages of
+// the run; `warmup`: stage instances left out at the start of each rank (stages.warmup).
+RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& ranks,
+                          const std::unordered_map<int64_t, std::string>& names, const std::vector<Stage>& stages,
+                          int64_t warmup);
+
+}  // namespace kscope::analysis

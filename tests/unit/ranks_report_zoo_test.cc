@@ -1,0 +1,189 @@
+// The distributed view of the report (`ranks`, `straggler`) on the zoo's 2-rank DDP training
+// (tests/data/zoo/ddp_train/): every per-rank figure against SQL over the nsys export itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "analysis/names/communication.h"
+#include "report/report_text.h"
+#include "report/run_report.h"
+#include "report/run_report_json.h"
+#include "zoo_support.h"
+
+namespace kscope {
+namespace {
+
+sql::Db Export() {
+  return std::move(sql::Db::Open(testing::ZooFile("ddp_train", "discovery.sqlite"), sql::OpenMode::kReadOnly)).value();
+}
+
+// One rank's kernels as the export holds them, in process order of globalPid.
+struct ExportKernel {
+  int64_t start = 0, end = 0;
+  std::string name;
+};
+std::vector<std::vector<ExportKernel>> KernelsByRank() {
+  auto db = Export();
+  auto q = db.Prepare(
+      "SELECT dense_rank() OVER (ORDER BY k.globalPid) - 1, k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+      "JOIN StringIds s ON s.id = k.demangledName ORDER BY k.globalPid, k.start");
+  EXPECT_TRUE(q.ok());
+  std::vector<std::vector<ExportKernel>> out;
+  while (q->Step()) {
+    const auto r = static_cast<size_t>(q->Int(0));
+    if (out.size() <= r) out.resize(r + 1);
+    out[r].push_back({q->Int(1), q->Int(2), q->Text(3)});
+  }
+  return out;
+}
+
+// Time where some communication kernel runs and no compute kernel does: a sweep over the
+// kernels' starts and ends (the report takes unions and a complement instead).
+int64_t ExposedBySweep(const std::vector<ExportKernel>& kernels) {
+  std::vector<std::tuple<int64_t, int, int>> edges;  // time, +1/-1, comm?
+  for (const auto& k : kernels) {
+    const int comm = analysis::CommunicationOf(k.name) ? 1 : 0;
+    edges.emplace_back(k.start, 1, comm);
+    edges.emplace_back(k.end, -1, comm);
+  }
+  std::sort(edges.begin(), edges.end());
+  int64_t exposed = 0, last = 0;
+  int active_comm = 0, active_compute = 0;
+  for (const auto& [t, d, comm] : edges) {
+    if (active_comm > 0 && active_compute == 0) exposed += t - last;
+    last = t;
+    (comm ? active_comm : active_compute) += d;
+  }
+  return exposed;
+}
+
+report::RunReport DdpReport() {
+  static store::Store store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
+  static const int64_t run = testing::ImportZoo(store, "ddp_train", {"default_profile_raw.csv"});
+  auto r = report::BuildRunReport(store, run, config::Config{});
+  EXPECT_TRUE(r.ok()) << r.error().Line();
+  return std::move(r).value();
+}
+
+TEST(RanksReport, EachRanksKernelTimesAreTheExportsByProcess) {
+  const report::RunReport r = DdpReport();
+  const auto kernels = KernelsByRank();
+  ASSERT_EQ(kernels.size(), 2U);
+  ASSERT_EQ(r.ranks.size(), 2U);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& rank = r.ranks[i];
+    int64_t total = 0, comm = 0;
+    std::map<std::string, std::pair<int64_t, int64_t>> kinds;
+    for (const auto& k : kernels[i]) {
+      total += k.end - k.start;
+      if (auto c = analysis::CommunicationOf(k.name)) {
+        comm += k.end - k.start;
+        auto& kind = kinds[std::string(analysis::CollectiveKindName(c->kind))];
+        ++kind.first;
+        kind.second += k.end - k.start;
+      }
+    }
+    EXPECT_EQ(rank.rank.rank, static_cast<int64_t>(i));
+    EXPECT_EQ(rank.rank.device, static_cast<int64_t>(i));  // torchrun's local rank r on GPU r
+    EXPECT_EQ(rank.kernels, static_cast<int64_t>(kernels[i].size()));
+    EXPECT_EQ(rank.kernel_ns, total);
+    EXPECT_EQ(rank.communication_ns, comm);
+    EXPECT_EQ(rank.compute_ns, total - comm);
+    EXPECT_EQ(rank.exposed_communication_ns, ExposedBySweep(kernels[i]));
+    EXPECT_GT(rank.exposed_communication_ns, 0);
+    EXPECT_LE(rank.exposed_communication_ns, rank.communication_ns);
+    std::map<std::string, std::pair<int64_t, int64_t>> got;
+    for (const auto& c : rank.collectives) got[c.kind] = {c.count, c.ns};
+    EXPECT_EQ(got, kinds);
+  }
+}
+
+// The i-th collective of a kind on each rank is one collective: its last start, less each
+// rank's own, summed per rank, in SQL (the kind: the name's word after ncclDevKernel_).
+TEST(RanksReport, CollectiveWaitsAndTheStragglerAreTheExportsStartSkew) {
+  const report::RunReport r = DdpReport();
+  auto db = Export();
+  auto q = db.Prepare(
+      "WITH c AS (SELECT k.globalPid AS g, k.start, substr(s.value, 15, instr(substr(s.value, 15), '_') - 1) AS kind "
+      "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+      "WHERE s.value LIKE 'ncclDevKernel%'), "
+      "n AS (SELECT g, kind, start, row_number() OVER (PARTITION BY g, kind ORDER BY start) AS i FROM c), "
+      "m AS (SELECT kind, i, max(start) AS last, count(*) AS ranks FROM n GROUP BY kind, i) "
+      "SELECT n.g, sum(m.last - n.start), count(*) FROM n JOIN m USING (kind, i) WHERE m.ranks = 2 "
+      "GROUP BY n.g ORDER BY n.g");
+  ASSERT_TRUE(q.ok());
+  std::vector<int64_t> wait;
+  int64_t matched = 0;
+  while (q->Step()) {
+    wait.push_back(q->Int(1));
+    matched = q->Int(2);
+  }
+  ASSERT_EQ(wait.size(), 2U);
+  ASSERT_EQ(r.ranks.size(), 2U);
+  EXPECT_EQ(r.ranks[0].collective_wait_ns, wait[0]);
+  EXPECT_EQ(r.ranks[1].collective_wait_ns, wait[1]);
+  ASSERT_TRUE(r.straggler);
+  const int64_t last = wait[0] < wait[1] ? 0 : 1;
+  EXPECT_EQ(r.straggler->rank, last);
+  EXPECT_EQ(r.straggler->matched, matched);
+  EXPECT_EQ(r.straggler->late_ns, wait[1 - last] - wait[last]);
+  // Per step: the straggler's instances of `step` (the NVTX range of the most time).
+  auto steps = db.Prepare(
+      "SELECT count(*) FROM NVTX_EVENTS n WHERE n.text = 'step' AND n.globalTid >> 24 & 16777215 = "
+      "(SELECT DISTINCT globalPid >> 24 & 16777215 AS pid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY pid LIMIT 1 "
+      "OFFSET ?1)");
+  ASSERT_TRUE(steps.ok());
+  steps->Bind(1, last);
+  ASSERT_TRUE(steps->Step());
+  EXPECT_EQ(r.straggler->step_stage, "step");
+  EXPECT_EQ(r.straggler->steps, steps->Int(0));
+  EXPECT_DOUBLE_EQ(r.straggler->late_per_step_ns,
+                   static_cast<double>(r.straggler->late_ns) / static_cast<double>(steps->Int(0)));
+  EXPECT_FALSE(r.straggler->advice.empty());
+  // Each rank's top-level stages: step, forward, backward, optimizer, as many instances as SQL counts.
+  for (const auto& rank : r.ranks) {
+    std::set<std::string> names;
+    for (const auto& st : rank.stages) {
+      names.insert(st.stage);
+      EXPECT_GT(st.median_wall_ns, 0) << st.stage;
+    }
+    EXPECT_TRUE(names.contains("step")) << rank.rank.rank;
+  }
+}
+
+// The stage figures pool the ranks' instances: a note says so, and that the FLOPs are those ncu
+// measured on rank 0's GPU (its deep pass ran on GPU 0 alone).
+TEST(RanksReport, ANoteSaysHowStageFiguresTreatTheRanks) {
+  const report::RunReport r = DdpReport();
+  const auto note =
+      std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.starts_with("2 ranks:"); });
+  ASSERT_NE(note, r.notes.end());
+  EXPECT_NE(note->find("the FLOPs ncu measured on rank 0's GPU"), std::string::npos) << *note;
+  for (const auto& st : r.stages) {
+    for (const auto& line : st.mfu.lines) {
+      if (line.mfu_pct) EXPECT_GT(*line.mfu_pct, 0.01) << st.display_name;  // not the 4.08e-11% of issue 21
+    }
+  }
+}
+
+TEST(RanksReport, TheViewsShowTheRanksAndReportJsonHoldsThem) {
+  const report::RunReport r = DdpReport();
+  const auto j = report::ToJson(r);
+  ASSERT_TRUE(j.contains("ranks"));
+  ASSERT_EQ(j["ranks"].size(), 2U);
+  EXPECT_EQ(j["ranks"][1]["communication_ns"], r.ranks[1].communication_ns);
+  EXPECT_EQ(j["straggler"]["rank"], r.straggler->rank);
+  std::ostringstream text, md;
+  report::WriteReportSummary(r, text);
+  report::WriteReportMarkdown(r, md);
+  EXPECT_NE(text.str().find("Ranks (each process that launched GPU kernels)"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("straggler: rank " + std::to_string(r.straggler->rank)), std::string::npos);
+  EXPECT_NE(md.str().find("## Ranks"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kscope
