@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kscope_binary.h"
@@ -31,6 +32,24 @@ using testing::ReadFile;
 using testing::RunKscope;
 
 const std::string kFixtures = std::string(KSCOPE_TEST_DATA_DIR) + "/store_versions/";
+
+// The checkout the fixtures were made in: their runs name their source files by absolute paths
+// there (as kscope records them).
+constexpr std::string_view kRecordedRoot = "/work/main/";
+
+// A fixture unpacked to `path`, its source files' paths moved from the checkout they were
+// recorded in to this one (as for a user whose files moved), so that --rederive finds them.
+void UnpackFixture(const std::string& version, const std::string& path) {
+  std::ofstream(path, std::ios::binary) << testing::Unzstd(kFixtures + version + "/store.db.zst");
+  auto db = sql::Db::Open(path, sql::OpenMode::kReadWrite);
+  ASSERT_TRUE(db.ok()) << db.error().Line();
+  auto move = db->Prepare("UPDATE source_file SET path = ?2 || substr(path, ?3) WHERE substr(path, 1, ?3 - 1) = ?1");
+  ASSERT_TRUE(move.ok());
+  move->Bind(1, std::string(kRecordedRoot))
+      .Bind(2, std::string(KSCOPE_SOURCE_DIR) + "/")
+      .Bind(3, static_cast<int64_t>(kRecordedRoot.size()) + 1);
+  ASSERT_TRUE(move->Run().ok());
+}
 
 // Runs kscope in the repository root (the fixtures' runs name their files from there).
 int Kscope(const std::vector<std::string>& args, const std::string& log) {
@@ -141,7 +160,7 @@ class StoreUpgrade : public ::testing::TestWithParam<std::string> {
     fs::create_directories(dir_);
     old_ = (dir_ / "old.db").string();
     fresh_ = (dir_ / "fresh.db").string();
-    std::ofstream(old_, std::ios::binary) << testing::Unzstd(kFixtures + GetParam() + "/store.db.zst");
+    UnpackFixture(GetParam(), old_);
     original_version_ = Rows(old_, "SELECT value FROM kscope_meta WHERE key = 'schema_version'");
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -198,7 +217,7 @@ TEST_P(StoreUpgrade, OpensUpgradedWithACopyOfTheStoreAsItWas) {
   ASSERT_TRUE(fs::exists(backup)) << out;
   EXPECT_EQ(Rows(backup, "SELECT value FROM kscope_meta WHERE key = 'schema_version'"), original_version_);
   const std::string original = (dir_ / "original.db").string();
-  std::ofstream(original, std::ios::binary) << testing::Unzstd(kFixtures + GetParam() + "/store.db.zst");
+  UnpackFixture(GetParam(), original);
   for (const char* q : {"SELECT * FROM run ORDER BY id", "SELECT * FROM source_file ORDER BY id",
                         "SELECT count(*), sum(length(data)) FROM event_chunk", "SELECT name, sql FROM sqlite_master"}) {
     EXPECT_EQ(Rows(backup, q), Rows(original, q)) << q;
@@ -298,7 +317,7 @@ TEST(StoreFixtures, TwoCommandsAtOnceUpgradeOnce) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string db = (dir / "old.db").string();
-  std::ofstream(db, std::ios::binary) << testing::Unzstd(kFixtures + "v3/store.db.zst");
+  UnpackFixture("v3", db);
   const fs::path cwd = fs::current_path();
   fs::current_path(KSCOPE_SOURCE_DIR);
   const pid_t a = testing::StartKscope({"--db", db, "runs"}, (dir / "a.log").string());
@@ -345,7 +364,7 @@ TEST(StoreFixtures, AFailedUpgradeLeavesTheStoreAsItWas) {
   const fs::path dir = fs::temp_directory_path() / ("kscope_failed_upgrade_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string db = (dir / "old.db").string();
-  std::ofstream(db, std::ios::binary) << testing::Unzstd(kFixtures + "v3/store.db.zst");
+  UnpackFixture("v3", db);
   {
     auto raw = sql::Db::Open(db, sql::OpenMode::kReadWrite);
     ASSERT_TRUE(raw.ok());
