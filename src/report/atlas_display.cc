@@ -2,7 +2,7 @@
 #include <utility>
 
 #include "report/atlas_report.h"
-#include "util/display_text.h"
+#include "report/display_clean.h"
 
 namespace kscope::report {
 
@@ -10,17 +10,8 @@ namespace {
 
 using analysis::atlas::Atlas;
 
-void Clean(std::string& s) { s = DisplayText(s); }
-void Clean(std::vector<std::string>& texts) {
-  for (auto& s : texts) Clean(s);
-}
-// A map's keys; keys that become equal keep the last one, as JSON objects do.
-template <class Value>
-void CleanKeys(std::map<std::string, Value>& map) {
-  std::map<std::string, Value> out;
-  for (auto& [key, value] : map) out[DisplayText(key)] = std::move(value);
-  map = std::move(out);
-}
+using display::Clean;
+using display::CleanKeys;
 
 void CleanRows(Atlas& a) {
   for (auto& p : a.popularity) {

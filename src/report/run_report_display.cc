@@ -1,27 +1,15 @@
 // ForDisplay (report/run_report.h): every text of a run's report as DisplayText shows it.
 #include <utility>
 
+#include "report/display_clean.h"
 #include "report/run_report.h"
-#include "util/display_text.h"
 
 namespace kscope::report {
 
 namespace {
 
-void Clean(std::string& s) { s = DisplayText(s); }
-void Clean(std::optional<std::string>& s) {
-  if (s) Clean(*s);
-}
-void Clean(std::vector<std::string>& texts) {
-  for (auto& s : texts) Clean(s);
-}
-// A map's keys and values; keys that become equal keep the last one, as JSON objects do.
-template <class Value>
-void CleanKeys(std::map<std::string, Value>& map) {
-  std::map<std::string, Value> out;
-  for (auto& [key, value] : map) out[DisplayText(key)] = std::move(value);
-  map = std::move(out);
-}
+using display::Clean;
+using display::CleanKeys;
 
 void Clean(std::vector<analysis::Finding>& findings) {
   for (auto& f : findings) {
