@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "capture/process.h"
 #include "test_support.h"
+#include "tools/process.h"
 
 namespace kscope::testing {
 

@@ -6,8 +6,8 @@
 
 namespace kscope::capture {
 
-std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::NsysConfig& c,
-                                         const std::string& out_base, const std::vector<std::string>& workload) {
+std::vector<std::string> NsysProfileArgv(const std::string& nsys, const NsysOptions& c, const std::string& out_base,
+                                         const std::vector<std::string>& workload) {
   std::vector<std::string> a{nsys, "profile", "--trace=" + c.trace, "--sample=" + c.sample,
                              "--cuda-graph-trace=" + c.cuda_graph_trace};
   if (!c.capture_range.empty()) {
@@ -21,7 +21,7 @@ std::vector<std::string> NsysProfileArgv(const std::string& nsys, const config::
   return a;
 }
 
-std::map<std::string, std::string> NsysProfileEnv(const config::NsysConfig& c) {
+std::map<std::string, std::string> NsysProfileEnv(const NsysOptions& c) {
   if (c.capture_range.empty()) return {};
   return {{"NSYS_NVTX_PROFILER_REGISTER_ONLY", "0"}};
 }
@@ -31,9 +31,9 @@ std::vector<std::string> NsysExportArgv(const std::string& nsys, const std::stri
   return {nsys, "export", "--type", "sqlite", "-o", out_sqlite, "--force-overwrite=true", report};
 }
 
-std::string NcuSet(const config::NcuConfig& c) { return !c.set.empty() ? c.set : c.mode == "full" ? "full" : ""; }
+std::string NcuSet(const NcuOptions& c) { return !c.set.empty() ? c.set : c.mode == "full" ? "full" : ""; }
 
-std::vector<std::string> NcuSections(const config::NcuConfig& c) {
+std::vector<std::string> NcuSections(const NcuOptions& c) {
   if (!NcuSet(c).empty()) return c.sections;  // the set's sections, and the extra ones
   std::vector<std::string> s{"SpeedOfLight", "MemoryWorkloadAnalysis", "LaunchStats", "Occupancy"};
   if (c.mode == "deep" || c.mode == "roofline") {
@@ -50,7 +50,7 @@ std::vector<std::string> NcuSections(const config::NcuConfig& c) {
   return s;
 }
 
-int64_t EstimatedPasses(const config::NcuConfig& c) {
+int64_t EstimatedPasses(const NcuOptions& c) {
   const std::string set = NcuSet(c);
   int64_t passes = set == "full"          ? 38
                    : set == "basic"       ? 10
@@ -64,7 +64,7 @@ int64_t EstimatedPasses(const config::NcuConfig& c) {
   return passes;
 }
 
-std::vector<std::string> NcuMetrics(const config::NcuConfig& c) {
+std::vector<std::string> NcuMetrics(const NcuOptions& c) {
   std::vector<std::string> m = c.flops == "on" ? analysis::FlopMetrics() : std::vector<std::string>{};
   for (const auto& extra : c.metrics) {
     if (std::find(m.begin(), m.end(), extra) == m.end()) m.push_back(extra);
@@ -73,7 +73,7 @@ std::vector<std::string> NcuMetrics(const config::NcuConfig& c) {
 }
 
 namespace {
-std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                    const std::string& filter, const std::vector<std::string>& metrics) {
   std::vector<std::string> a{ncu,
                              "--target-processes",
@@ -106,7 +106,7 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const config::NcuConf
 }
 }  // namespace
 
-std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                         const NcuPass& pass, const std::vector<std::string>& metrics,
                                         const std::string& out_base, const std::vector<std::string>& workload) {
   auto a = NcuCommon(ncu, c, sel, pass.filter, metrics);
@@ -116,17 +116,13 @@ std::vector<std::string> NcuProfileArgv(const std::string& ncu, const config::Nc
   return a;
 }
 
-std::vector<std::string> NcuKernelArgv(const std::string& ncu, const config::NcuConfig& c, const Selection& sel,
+std::vector<std::string> NcuKernelArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                        const SelectedKernel& k, const std::vector<std::string>& metrics,
                                        const std::vector<std::string>& workload) {
   auto a = NcuCommon(ncu, c, sel, k.filter, metrics);
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
   return a;
-}
-
-std::vector<std::string> NcuExportArgv(const std::string& ncu, const std::string& report, const std::string& page) {
-  return {ncu, "--import", report, "--page", page, "--csv"};
 }
 
 std::string ShellQuote(const std::vector<std::string>& argv) {

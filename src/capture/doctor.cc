@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "capture/tool_output.h"
-#include "capture/tools.h"
+#include "tools/tool_output.h"
+#include "tools/tools.h"
 
 namespace kscope::capture {
 

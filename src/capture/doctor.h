@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "capture/preflight.h"
-#include "capture/process.h"
+#include "tools/process.h"
 
 namespace kscope::capture {
 

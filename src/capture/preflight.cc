@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "capture/tools.h"
+#include "tools/tools.h"
 
 namespace kscope::capture {
 

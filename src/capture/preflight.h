@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/process.h"
+#include "tools/process.h"
 #include "util/status.h"
 
 namespace kscope::capture {

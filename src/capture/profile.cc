@@ -12,13 +12,13 @@
 
 #include "analysis/names/communication.h"
 #include "capture/commands.h"
-#include "capture/ncu_catalog.h"
 #include "capture/planned_links.h"
 #include "capture/progress.h"
 #include "capture/run_dir.h"
-#include "capture/tool_output.h"
 #include "import/import_files.h"
 #include "import/ncu/rep_reader.h"
+#include "tools/ncu_catalog.h"
+#include "tools/tool_output.h"
 #include "util/closest.h"
 #include "util/utc_now.h"
 
@@ -67,7 +67,7 @@ std::vector<std::string> WithRunDir(const std::vector<std::string>& argv, const 
 
 // How the deep pass's reports become numbers: the native reader (its own version, and the
 // report format it reads) or the pages the installed ncu exports.
-json NcuImportJson(const config::NcuConfig& c) {
+json NcuImportJson(const NcuOptions& c) {
   if (c.import == "export") return {{"by", "ncu's raw and details pages (ncu --import REPORT --page PAGE --csv)"}};
   return {{"by", "kscope's .ncu-rep reader"},
           {"reader_version", import::ncu::kRepReaderVersion},
@@ -237,7 +237,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"run_dir", run_dir},  // where kscope report writes
                   {"workload", workload},
                   {"command", ShellQuote(workload)},
-                  {"config", config::ToYaml(cfg)},
+                  {"config", req.config_yaml},
                   {"run", RunDescription(manifest)},  // kept by kscope import DIR elsewhere
                   {"sweep_point", req.sweep_point},
                   {"environment", {{"CUDA_VISIBLE_DEVICES", visible == nullptr ? json() : json(visible)}}},

@@ -15,25 +15,26 @@
 #include <string>
 #include <vector>
 
+#include "capture/options.h"
 #include "capture/preflight.h"
-#include "capture/process.h"
 #include "capture/selection.h"
-#include "config/config.h"
 #include "store/store.h"
+#include "tools/process.h"
 #include "util/status.h"
 
 namespace kscope::capture {
 
 struct ProfileRequest {
   std::vector<std::string> workload;  // the program and its arguments
-  config::Config config;
-  store::Manifest manifest;                        // what the user says (label, model, tags...)
+  CaptureOptions config;
+  std::string config_yaml;   // the effective configuration, recorded in the run directory (config::ToYaml)
+  store::Manifest manifest;  // what the user says (label, model, tags...)
   std::map<std::string, std::string> sweep_point;  // the sweep values of this run, if any
   int64_t discovery_run = 0;                       // select from this imported run instead of running nsys
   bool dry_run = false;                            // print the commands, run nothing
   // Wrapper mode (profile.rank): the ncu runs the plan may take (more are dropped, with a
   // note; 0: as many as it needs), and the environment of each run of the workload (0: nsys,
-  // then one per ncu run), which each rank sets alike (capture/rank.h).
+  // then one per ncu run), which each rank sets alike (tools/rank.h).
   int64_t max_ncu_runs = 0;
   std::function<std::map<std::string, std::string>(int64_t run)> run_env;
 };

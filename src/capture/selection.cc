@@ -220,7 +220,7 @@ Result<std::vector<char>> WarmupRows(store::Store& store, int64_t run_id, const 
 
 }  // namespace
 
-Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
+Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const SelectionOptions& cfg,
                                 int64_t passes_per_launch, int64_t warmup_instances, int64_t ncu_rank) {
   auto events = analysis::LoadNsysEvents(store, run_id);
   if (!events.ok()) return events.error();

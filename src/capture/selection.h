@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
+#include "capture/options.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -88,7 +88,7 @@ struct Selection {
 // of the ranking (config stages.warmup, as the stage figures leave them out).
 // `ncu_rank`: in a run of several processes with GPU kernels, the one selected from
 // (profile.ncu_rank, counted from 0 in process order).
-Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const config::SelectionConfig& cfg,
+Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const SelectionOptions& cfg,
                                 int64_t passes_per_launch, int64_t warmup_instances, int64_t ncu_rank = 0);
 
 // What was selected, for the screen (a few lines and a table) and for manifest.json.

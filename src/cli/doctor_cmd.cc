@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "capture/doctor.h"
-#include "capture/tools.h"
 #include "cli/commands.h"
+#include "tools/tools.h"
 #include "util/temp_dir.h"
 
 namespace kscope::cli {

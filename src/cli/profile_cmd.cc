@@ -7,12 +7,12 @@
 #include <optional>
 
 #include "capture/profile.h"
-#include "capture/rank.h"
-#include "capture/sweep.h"
-#include "capture/tools.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "config/sweep.h"
 #include "import/store_upgrade.h"
+#include "tools/rank.h"
+#include "tools/tools.h"
 
 namespace kscope::cli {
 
@@ -56,7 +56,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
   auto cfg = config::LoadConfig(global.config, overrides);
   if (!cfg.ok()) return Fail(cfg.error());
   for (const auto& s : a.sweeps) {
-    if (auto st = capture::AddSweepArg(*cfg, s); !st.ok()) return Fail(st.error());
+    if (auto st = config::AddSweepArg(*cfg, s); !st.ok()) return Fail(st.error());
   }
   if (global.command.empty()) {
     return Fail(Error{"", "no workload to profile", "write: kscope profile [KEY=VALUE...] -- COMMAND ARGS..."});
@@ -103,7 +103,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
                              rank->rank, rank->source, passes,
                              capture::DescribePasses(passes, cfg->profile.rank, a.discovery != 0));
   }
-  auto points = capture::ExpandSweep(*cfg, global.command);
+  auto points = config::ExpandSweep(*cfg, global.command);
   if (!points.ok()) return Fail(points.error());
   auto manifest = ToManifest(a.manifest);
   if (!manifest.ok()) return Fail(manifest.error());
@@ -125,6 +125,7 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
     capture::ProfileRequest req;
     req.workload = point.workload;
     req.config = point.config;
+    req.config_yaml = config::ToYaml(point.config);
     req.sweep_point = point.values;
     req.discovery_run = a.discovery;
     req.dry_run = a.dry_run;

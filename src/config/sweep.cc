@@ -1,10 +1,10 @@
-#include "capture/sweep.h"
+#include "config/sweep.h"
 
 #include <fmt/format.h>
 
 #include <set>
 
-namespace kscope::capture {
+namespace kscope::config {
 
 namespace {
 
@@ -34,7 +34,7 @@ std::string Substitute(const std::string& arg, const std::map<std::string, std::
 
 }  // namespace
 
-Status AddSweepArg(config::Config& config, const std::string& arg) {
+Status AddSweepArg(Config& config, const std::string& arg) {
   const auto eq = arg.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) {
     return Error{"", "--sweep '" + arg + "' is not KEY=V1,V2,...", "write e.g. --sweep batch=1,2,4"};
@@ -50,7 +50,7 @@ Status AddSweepArg(config::Config& config, const std::string& arg) {
   return Status::Ok();
 }
 
-Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const std::vector<std::string>& workload) {
+Result<std::vector<SweepPoint>> ExpandSweep(const Config& base, const std::vector<std::string>& workload) {
   std::vector<std::map<std::string, std::string>> points{{}};
   for (const auto& [key, values] : base.sweep) {
     if (values.empty()) return Error{"", "sweep key '" + key + "' has no values", "give it a list of values"};
@@ -74,7 +74,7 @@ Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const st
     for (const auto& arg : workload) sp.workload.push_back(Substitute(arg, values, used));
     for (const auto& [key, value] : values) {
       if (used.count(key) != 0) continue;
-      auto st = config::ApplyOverride(sp.config, fmt::format("{}={}", key, value));
+      auto st = ApplyOverride(sp.config, fmt::format("{}={}", key, value));
       if (!st.ok()) {
         return Error{"",
                      fmt::format("sweep key '{}' is neither a configuration key nor used as {{{}}} in the command ({})",
@@ -87,4 +87,4 @@ Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const st
   return out;
 }
 
-}  // namespace kscope::capture
+}  // namespace kscope::config

@@ -10,12 +10,12 @@
 #include "config/config.h"
 #include "util/status.h"
 
-namespace kscope::capture {
+namespace kscope::config {
 
 struct SweepPoint {
   std::map<std::string, std::string> values;  // key -> value of this point
   std::vector<std::string> workload;          // the command with {name}s replaced
-  config::Config config;                      // the configuration with this point's keys set
+  Config config;                              // the configuration with this point's keys set
 };
 
 // Every point of the product, keys in name order, the last key varying fastest. No sweep:
@@ -23,9 +23,9 @@ struct SweepPoint {
 // is replaced; every other byte of the command reaches the workload as written (Hydra's
 // `out=${run.mode}` stays so). A sweep key that is neither a configuration key nor used in
 // the command is an error.
-Result<std::vector<SweepPoint>> ExpandSweep(const config::Config& base, const std::vector<std::string>& workload);
+Result<std::vector<SweepPoint>> ExpandSweep(const Config& base, const std::vector<std::string>& workload);
 
 // "batch=1,2,4" -> config.sweep["batch"] = {1, 2, 4}
-Status AddSweepArg(config::Config& config, const std::string& arg);
+Status AddSweepArg(Config& config, const std::string& arg);
 
-}  // namespace kscope::capture
+}  // namespace kscope::config

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "capture/ncu_tool.h"
 #include "store/store.h"
+#include "tools/ncu_tool.h"
 #include "util/status.h"
 
 namespace kscope::import {

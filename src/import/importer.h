@@ -11,8 +11,8 @@
 
 #include "analysis/kernels/launch_figures.h"
 #include "analysis/timeline/nsys_facts.h"
-#include "capture/ncu_tool.h"
 #include "store/store.h"
+#include "tools/ncu_tool.h"
 #include "util/status.h"
 
 namespace kscope::import {

@@ -59,7 +59,7 @@ Result<int64_t> TimelineRun(store::Store& store, int64_t run_id) {
                "import its nsys export into it: kscope import --run " + std::to_string(run_id) + " FILE.sqlite"};
 }
 
-Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config) {
+Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config) {
   auto run = store.GetRun(run_id);
   if (!run.ok()) return run.error();
   auto timeline_run = TimelineRun(store, run_id);

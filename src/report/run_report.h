@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/options.h"
 #include "analysis/stages/stage_mfu.h"
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
 #include "analysis/timeline/rank_figures.h"
 #include "analysis/timeline/timeline.h"
-#include "config/config.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -170,7 +170,7 @@ struct RunReport {
   std::optional<StragglerPart> straggler;
 };
 
-Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config);
+Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config);
 
 // The run whose nsys data a run's report reads: the run itself, or the discovery run its ncu
 // launches are linked to (kscope profile --discovery).

@@ -7,9 +7,9 @@
 
 #include "analysis/kernels/bottleneck.h"
 #include "analysis/kernels/ncu_launches.h"
+#include "analysis/options.h"
 #include "analysis/timeline/nsys_events.h"
 #include "analysis/timeline/timeline.h"
-#include "config/config.h"
 #include "report/run_report.h"
 #include "store/store.h"
 #include "util/status.h"
@@ -33,7 +33,7 @@ struct StageInputs {
   const analysis::NsysEvents& nsys;
   const analysis::TimelineEvents& events;
   const std::map<std::string, KernelVerdict>& verdicts;
-  const config::Config& config;
+  const analysis::AnalysisOptions& config;
   std::string gpu, dtype;
 };
 // The NVTX stages with their GPU figures, top kernels, MFU/MBU and diagnosis; notes on the
@@ -44,7 +44,8 @@ Status AddStages(store::Store& store, const StageInputs& in, RunReport& out);
 // figures, and the straggler; nothing for a run of one process. A note says how the stage
 // figures treat the ranks, and whose GPU ncu profiled (`launches`: the run's ncu launches).
 Status AddRanks(store::Store& store, int64_t timeline_run, const analysis::NsysEvents& nsys,
-                const std::vector<analysis::NcuLaunch>& launches, const config::Config& config, RunReport& out);
+                const std::vector<analysis::NcuLaunch>& launches, const analysis::AnalysisOptions& config,
+                RunReport& out);
 
 // Notes on what the numbers leave out: bad rows the import skipped (in `run_id` or
 // `timeline_run`), NVTX ranges never closed.

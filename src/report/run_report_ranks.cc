@@ -12,7 +12,8 @@
 namespace kscope::report::parts {
 
 Status AddRanks(store::Store& store, int64_t timeline_run, const analysis::NsysEvents& nsys,
-                const std::vector<analysis::NcuLaunch>& launches, const config::Config& config, RunReport& out) {
+                const std::vector<analysis::NcuLaunch>& launches, const analysis::AnalysisOptions& config,
+                RunReport& out) {
   auto ranks = analysis::ReadRanks(store, timeline_run);
   if (!ranks.ok()) return ranks.error();
   if (ranks->size() < 2) return Status::Ok();

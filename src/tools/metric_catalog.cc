@@ -1,6 +1,6 @@
-#include "import/ncu/metric_catalog.h"
+#include "tools/metric_catalog.h"
 
-namespace kscope::import::ncu {
+namespace kscope::tools {
 
 namespace {
 
@@ -122,4 +122,4 @@ const SectionMetric* FindSectionMetric(std::string_view section_title, std::stri
   return nullptr;
 }
 
-}  // namespace kscope::import::ncu
+}  // namespace kscope::tools

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kscope::import::ncu {
+namespace kscope::tools {
 
 struct SectionMetric {
   std::string_view section;        // section identifier, e.g. "SpeedOfLight"
@@ -31,4 +31,4 @@ std::vector<std::string_view> AlternateNames(std::string_view metric);
 // The catalog row for a section title and label, or nullptr.
 const SectionMetric* FindSectionMetric(std::string_view section_title, std::string_view label);
 
-}  // namespace kscope::import::ncu
+}  // namespace kscope::tools

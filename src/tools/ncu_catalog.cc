@@ -1,4 +1,4 @@
-#include "capture/ncu_catalog.h"
+#include "tools/ncu_catalog.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "capture/process.h"
+#include "tools/process.h"
 #include "util/status.h"
 
 namespace kscope::capture {

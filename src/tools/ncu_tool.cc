@@ -1,4 +1,4 @@
-#include "capture/ncu_tool.h"
+#include "tools/ncu_tool.h"
 
 #include <unistd.h>
 
@@ -9,8 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "capture/commands.h"
-#include "capture/process.h"
+#include "tools/process.h"
 
 namespace kscope::capture {
 
@@ -28,6 +27,10 @@ std::string LastLine(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<std::string> NcuExportArgv(const std::string& ncu, const std::string& report, const std::string& page) {
+  return {ncu, "--import", report, "--page", page, "--csv"};
+}
 
 Status NcuBinary::ExportPage(const std::string& report, std::string_view page, const std::string& out_path) {
   const std::string err_path = out_path + ".stderr";

@@ -6,11 +6,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "capture/tools.h"
+#include "tools/tools.h"
 #include "util/status.h"
 
 namespace kscope::capture {
+
+// ncu's command that writes page `page` of `report` as CSV on stdout.
+std::vector<std::string> NcuExportArgv(const std::string& ncu, const std::string& report, const std::string& page);
 
 class NcuTool {
  public:

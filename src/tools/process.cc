@@ -1,4 +1,4 @@
-#include "capture/process.h"
+#include "tools/process.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "capture/rank.h"
+#include "tools/rank.h"
 
 #include <fmt/format.h>
 

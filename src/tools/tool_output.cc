@@ -1,4 +1,4 @@
-#include "capture/tool_output.h"
+#include "tools/tool_output.h"
 
 #include <charconv>
 

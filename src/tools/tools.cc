@@ -1,4 +1,4 @@
-#include "capture/tools.h"
+#include "tools/tools.h"
 
 #include <unistd.h>
 

@@ -17,6 +17,7 @@
 
 #include "analysis/atlas/diff_selections.h"
 #include "analysis/names/kernel_names.h"
+#include "config/config.h"
 #include "report/diff_selections_report.h"
 #include "report/run_report.h"
 #include "zoo_support.h"

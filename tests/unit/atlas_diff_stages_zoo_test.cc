@@ -15,6 +15,7 @@
 #include "analysis/kernels/bottleneck.h"
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/names/kernel_names.h"
+#include "config/config.h"
 #include "report/diff_report.h"
 #include "report/run_report.h"
 #include "zoo_support.h"

@@ -10,6 +10,7 @@
 
 #include "analysis/atlas/diff.h"
 #include "analysis/names/kernel_names.h"
+#include "config/config.h"
 #include "report/diff_report.h"
 #include "zoo_support.h"
 

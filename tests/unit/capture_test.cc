@@ -14,17 +14,17 @@
 
 #include "capture/commands.h"
 #include "capture/preflight.h"
-#include "capture/rank.h"
 #include "capture/selection.h"
-#include "capture/sweep.h"
-#include "capture/tool_output.h"
-#include "capture/tools.h"
 #include "config/config.h"
+#include "config/sweep.h"
 #include "import/import_files.h"
 #include "llama_store_fixture.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 #include "test_support.h"
+#include "tools/rank.h"
+#include "tools/tool_output.h"
+#include "tools/tools.h"
 #include "util/closest.h"
 #include "util/sqlite.h"
 
@@ -103,9 +103,9 @@ TEST(Config, DocsConfigMdListsEveryKey) {
 TEST(Sweep, MatrixOfConfigKeysAndCommandPlaceholders) {
   auto c = config::LoadConfig("");
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(capture::AddSweepArg(*c, "batch=1,2").ok());
-  ASSERT_TRUE(capture::AddSweepArg(*c, "ncu.mode=quick,deep").ok());
-  auto points = capture::ExpandSweep(*c, {"python3", "bench.py", "--batch={batch}"});
+  ASSERT_TRUE(config::AddSweepArg(*c, "batch=1,2").ok());
+  ASSERT_TRUE(config::AddSweepArg(*c, "ncu.mode=quick,deep").ok());
+  auto points = config::ExpandSweep(*c, {"python3", "bench.py", "--batch={batch}"});
   ASSERT_TRUE(points.ok()) << points.error().Line();
   ASSERT_EQ(points->size(), 4U);
   std::vector<std::string> seen;
@@ -118,8 +118,8 @@ TEST(Sweep, MatrixOfConfigKeysAndCommandPlaceholders) {
 
 TEST(Sweep, KeysMustBeUsed) {
   auto c = config::LoadConfig("");
-  ASSERT_TRUE(capture::AddSweepArg(*c, "batch=1,2").ok());
-  auto unused = capture::ExpandSweep(*c, {"python3", "bench.py"});
+  ASSERT_TRUE(config::AddSweepArg(*c, "batch=1,2").ok());
+  auto unused = config::ExpandSweep(*c, {"python3", "bench.py"});
   ASSERT_FALSE(unused.ok());
   EXPECT_EQ(unused.error().what.substr(0, 73),
             "sweep key 'batch' is neither a configuration key nor used as {batch} in t");
@@ -128,13 +128,13 @@ TEST(Sweep, KeysMustBeUsed) {
   auto c2 = config::LoadConfig("");
   const std::vector<std::string> hydra{"python3",  "train.py",     "out=${run.mode}",
                                        "{layers}", "x=${a.b}/{c}", "print({1: 2})"};
-  auto one = capture::ExpandSweep(*c2, hydra);
+  auto one = config::ExpandSweep(*c2, hydra);
   ASSERT_TRUE(one.ok()) << one.error().Line();
   ASSERT_EQ(one->size(), 1U);
   EXPECT_EQ(one->front().workload, hydra);
   // A sweep key named like a Hydra key is substituted only as {name}, never inside ${...}.
-  ASSERT_TRUE(capture::AddSweepArg(*c2, "run.mode=a,b").ok());
-  auto two = capture::ExpandSweep(*c2, {"python3", "train.py", "out=${run.mode}", "tag={run.mode}"});
+  ASSERT_TRUE(config::AddSweepArg(*c2, "run.mode=a,b").ok());
+  auto two = config::ExpandSweep(*c2, {"python3", "train.py", "out=${run.mode}", "tag={run.mode}"});
   ASSERT_TRUE(two.ok()) << two.error().Line();
   ASSERT_EQ(two->size(), 2U);
   EXPECT_EQ((*two)[0].workload, (std::vector<std::string>{"python3", "train.py", "out=${run.mode}", "tag=a"}));

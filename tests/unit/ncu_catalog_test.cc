@@ -1,7 +1,7 @@
 // What the installed ncu offers, as ncu 2025.3.1 printed it on the H100
 // (tests/data/capture/ncu_catalog_h100/: --list-sets, --list-sections, --query-metrics), and
 // kscope profile asking for it once per ncu version and GPU, then adding the FLOP counters.
-#include "capture/ncu_catalog.h"
+#include "tools/ncu_catalog.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,6 +10,7 @@
 
 #include "analysis/kernels/launch_flops.h"
 #include "capture/profile.h"
+#include "config/config.h"
 #include "recorded_runner.h"
 
 namespace kscope {

@@ -1,6 +1,6 @@
 // The process runner on real processes: output, exit codes, signals, time limits, the whole
 // process tree stopped, interruption, environment, and no shell anywhere.
-#include "capture/process.h"
+#include "tools/process.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "capture/tool_output.h"
 #include "test_support.h"
+#include "tools/tool_output.h"
 
 namespace kscope::capture {
 namespace {

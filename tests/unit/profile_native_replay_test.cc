@@ -18,6 +18,7 @@
 
 #include "capture/profile.h"
 #include "capture/run_dir_import.h"
+#include "config/config.h"
 #include "recorded_runner.h"
 #include "report/kernel_reports.h"
 #include "report/table.h"

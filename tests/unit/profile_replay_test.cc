@@ -21,6 +21,7 @@
 #include "capture/profile.h"
 #include "capture/run_dir.h"
 #include "capture/run_dir_import.h"
+#include "config/config.h"
 #include "kscope_binary.h"
 #include "recorded_runner.h"
 #include "report/kernel_reports.h"

@@ -17,12 +17,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "capture/process.h"
-#include "capture/tools.h"
 #include "kscope_binary.h"
 #include "recorded_runner.h"
 #include "store/store.h"
 #include "test_support.h"
+#include "tools/process.h"
+#include "tools/tools.h"
 
 namespace kscope {
 namespace {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analysis/names/communication.h"
+#include "config/config.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
 #include "report/run_report_json.h"

@@ -12,6 +12,7 @@
 #include "analysis/timeline/ranks.h"
 #include "capture/commands.h"
 #include "capture/selection.h"
+#include "config/config.h"
 #include "test_support.h"
 #include "zoo_support.h"
 

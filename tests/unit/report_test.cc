@@ -13,6 +13,7 @@
 
 #include "analysis/stages/stages.h"
 #include "capture/profile.h"
+#include "config/config.h"
 #include "import/import_files.h"
 #include "import/ncu/csv_records.h"
 #include "recorded_runner.h"

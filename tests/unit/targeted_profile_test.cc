@@ -9,13 +9,14 @@
 #include <memory>
 
 #include "capture/commands.h"
-#include "capture/ncu_catalog.h"
 #include "capture/selection.h"
+#include "config/config.h"
 #include "import/import_files.h"
 #include "llama_store_fixture.h"
 #include "recorded_runner.h"
 #include "store/event_reader.h"
 #include "test_support.h"
+#include "tools/ncu_catalog.h"
 #include "util/sqlite.h"
 
 namespace kscope {

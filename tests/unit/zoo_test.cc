@@ -17,6 +17,7 @@
 #include "analysis/stages/stages.h"
 #include "capture/commands.h"
 #include "capture/selection.h"
+#include "config/config.h"
 #include "report/run_report.h"
 #include "zoo_support.h"
 

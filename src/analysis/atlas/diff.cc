@@ -92,7 +92,7 @@ double DiffRow::GpuTimePct() const { return change == Change::kChanged ? Pct(ns_
 double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
 double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
 
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config) {
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const AnalysisOptions& config) {
   auto run_a = LoadComparedFields(store, a);
   if (!run_a.ok()) return run_a.error();
   auto run_b = LoadComparedFields(store, b);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/atlas/diff_runs_detail.h"
-#include "config/config.h"
+#include "analysis/options.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -66,7 +66,7 @@ struct RunDiff {
 std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& a, const ComparedValues& b);
 
 // `config`: stages.warmup, the model (modelled MFU), classify.* (classes).
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config);
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const AnalysisOptions& config);
 
 // A threshold on a diff, written METRIC>N, METRIC>=N, METRIC<N or METRIC<=N. Metrics:
 // gpu_time_pct and launches_pct (the whole run's change, percent), family_gpu_time_pct (the

@@ -84,7 +84,7 @@ Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run) {
 }
 
 Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
-                                                         const config::Config& config) {
+                                                         const AnalysisOptions& config) {
   auto info = store.GetRun(run);
   if (!info.ok()) return info.error();
   auto nsys = LoadNsysEvents(store, run);

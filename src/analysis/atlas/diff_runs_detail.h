@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/options.h"
 #include "analysis/stages/stage_steady.h"
-#include "config/config.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -59,7 +59,7 @@ struct StageFacts {
 
 // By stage name ("domain:text", ":decode" in the default domain).
 Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
-                                                         const config::Config& config);
+                                                         const AnalysisOptions& config);
 
 // The bottleneck classes of a run's profiled launches, per family and per kernel (ncu's name);
 // launches without the metrics a class needs (class unknown) are left out.

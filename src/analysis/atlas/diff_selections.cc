@@ -207,7 +207,7 @@ std::string SelectionText(const RunFilter& filter, const std::string& prefix) {
 }
 
 Result<SelectionDiff> DiffSelections(store::Store& store, const RunFilter& a, const RunFilter& b,
-                                     const config::Config& config) {
+                                     const AnalysisOptions& config) {
   SelectionDiff d;
   d.a_text = SelectionText(a, "--a-");
   d.b_text = SelectionText(b, "--b-");

@@ -93,7 +93,7 @@ std::string SelectionText(const RunFilter& filter, const std::string& prefix);
 // `config` as for DiffRuns. A selection that matches no run, names a run not in the database
 // or a tag key no run has, or holds a run without nsys kernels, is an error.
 Result<SelectionDiff> DiffSelections(store::Store& store, const RunFilter& a, const RunFilter& b,
-                                     const config::Config& config);
+                                     const AnalysisOptions& config);
 
 // The metrics of DiffRuns' thresholds, on the figures per run: gpu_time_pct and launches_pct
 // (medians), family_gpu_time_pct and stage_gpu_time_pct (the largest change of a median),

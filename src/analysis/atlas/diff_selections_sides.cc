@@ -43,7 +43,7 @@ Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& fi
   return ids;
 }
 
-Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const config::Config& config) {
+Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const AnalysisOptions& config) {
   SelectionSide side;
   for (int64_t id : runs) {
     auto info = store.GetRun(id);

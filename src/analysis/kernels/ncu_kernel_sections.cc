@@ -4,14 +4,14 @@
 #include <map>
 #include <tuple>
 
-#include "import/ncu/metric_catalog.h"
+#include "tools/metric_catalog.h"
 
 namespace kscope::analysis {
 
 namespace {
 
-using import::ncu::SectionMetric;
-using import::ncu::SectionMetrics;
+using tools::SectionMetric;
+using tools::SectionMetrics;
 
 bool Collected(const NcuLaunch& launch, std::string_view section) {
   for (const SectionMetric& m : SectionMetrics()) {

@@ -1,12 +1,12 @@
 #include "analysis/kernels/ncu_launches.h"
 
-#include "import/ncu/metric_catalog.h"
+#include "tools/metric_catalog.h"
 
 namespace kscope::analysis {
 
 std::optional<double> NcuLaunch::Number(std::string_view metric) const {
   if (auto it = metrics.find(std::string(metric)); it != metrics.end()) return it->second.number;
-  for (std::string_view alt : import::ncu::AlternateNames(metric)) {
+  for (std::string_view alt : tools::AlternateNames(metric)) {
     if (auto it = metrics.find(std::string(alt)); it != metrics.end()) return it->second.number;
   }
   return std::nullopt;
@@ -14,7 +14,7 @@ std::optional<double> NcuLaunch::Number(std::string_view metric) const {
 
 bool NcuLaunch::Has(std::string_view metric) const {
   if (metrics.contains(std::string(metric))) return true;
-  for (std::string_view alt : import::ncu::AlternateNames(metric)) {
+  for (std::string_view alt : tools::AlternateNames(metric)) {
     if (metrics.contains(std::string(alt))) return true;
   }
   return false;

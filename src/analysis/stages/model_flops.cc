@@ -101,7 +101,7 @@ bool HasWord(const std::string& name, std::initializer_list<std::string_view> wo
 
 }  // namespace
 
-Result<std::optional<ModelShape>> ResolveModel(const config::ModelConfig& m) {
+Result<std::optional<ModelShape>> ResolveModel(const ModelOptions& m) {
   ModelShape shape;
   Shapes s;
   if (!m.hf_config.empty()) {
@@ -143,7 +143,7 @@ Result<std::optional<ModelShape>> ResolveModel(const config::ModelConfig& m) {
   return std::optional<ModelShape>(shape);
 }
 
-std::optional<Pass> StagePass(const config::ModelConfig& model, const std::string& stage) {
+std::optional<Pass> StagePass(const ModelOptions& model, const std::string& stage) {
   if (auto it = model.stage_passes.find(stage); it != model.stage_passes.end()) {
     const std::string p = Lower(it->second);
     if (p == "forward") return Pass::kForward;
@@ -159,8 +159,7 @@ std::optional<Pass> StagePass(const config::ModelConfig& model, const std::strin
   return std::nullopt;
 }
 
-std::vector<ModelFlops> StageModelFlops(const ModelShape& shape, const config::ModelConfig& model,
-                                        const std::string& stage) {
+std::vector<ModelFlops> StageModelFlops(const ModelShape& shape, const ModelOptions& model, const std::string& stage) {
   auto tokens_it = model.stage_tokens.find(stage);
   const auto pass = StagePass(model, stage);
   if (tokens_it == model.stage_tokens.end() || tokens_it->second <= 0 || !pass) return {};

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
+#include "analysis/options.h"
 #include "util/status.h"
 
 namespace kscope::analysis {
@@ -35,13 +35,13 @@ struct ModelShape {
 // The shape from the configuration: model.params, else model.flops_per_item, else the
 // shapes (model.layers, hidden, ... or model.hf_config's config.json). nullopt when the
 // configuration describes no model; an error when hf_config cannot be read.
-Result<std::optional<ModelShape>> ResolveModel(const config::ModelConfig& model);
+Result<std::optional<ModelShape>> ResolveModel(const ModelOptions& model);
 
 enum class Pass { kForward, kBackward, kTraining };
 
 // What a stage runs: model.stage_passes, else its name (backward/bwd: backward; step, train:
 // training; forward, fwd, prefill, decode, generate, encode, infer, eval: forward).
-std::optional<Pass> StagePass(const config::ModelConfig& model, const std::string& stage);
+std::optional<Pass> StagePass(const ModelOptions& model, const std::string& stage);
 
 struct ModelFlops {
   std::string name;     // '6N', '6N + attention', '6N + causal attention', 'hardware (recompute)'
@@ -51,7 +51,6 @@ struct ModelFlops {
 
 // The model FLOPs of one instance of `stage` (model.stage_tokens and stage_context are per
 // instance); empty when the stage's tokens or pass are unknown.
-std::vector<ModelFlops> StageModelFlops(const ModelShape& shape, const config::ModelConfig& model,
-                                        const std::string& stage);
+std::vector<ModelFlops> StageModelFlops(const ModelShape& shape, const ModelOptions& model, const std::string& stage);
 
 }  // namespace kscope::analysis

@@ -113,7 +113,7 @@ ProfiledWork GatherProfiledWork(const std::vector<NcuLaunch>& launches, int64_t 
 
 StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const std::vector<KernelRowInfo>& kernel_rows,
                          const ProfiledWork& work, const std::optional<ModelShape>& model_shape,
-                         const config::ModelConfig& model, const std::string& gpu, const std::string& dtype) {
+                         const ModelOptions& model, const std::string& gpu, const std::string& dtype) {
   StageMfu m;
   m.instances = steady.steady;
   if (m.instances <= 0) return m;

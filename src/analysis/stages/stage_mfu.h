@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "analysis/kernels/ncu_launches.h"
+#include "analysis/options.h"
 #include "analysis/stages/model_flops.h"
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
-#include "config/config.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -104,6 +104,6 @@ struct StageMfu {
 
 StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const std::vector<KernelRowInfo>& kernel_rows,
                          const ProfiledWork& work, const std::optional<ModelShape>& model_shape,
-                         const config::ModelConfig& model, const std::string& gpu, const std::string& dtype);
+                         const ModelOptions& model, const std::string& gpu, const std::string& dtype);
 
 }  // namespace kscope::analysis

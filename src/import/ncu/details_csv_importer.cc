@@ -4,10 +4,10 @@
 
 #include "import/ncu/csv_records.h"
 #include "import/ncu/launch_columns.h"
-#include "import/ncu/metric_catalog.h"
 #include "import/ncu/required_columns.h"
 #include "import/ncu/units.h"
 #include "store/ncu_writer.h"
+#include "tools/metric_catalog.h"
 
 namespace kscope::import::ncu {
 
@@ -95,7 +95,7 @@ Result<ImportResult> NcuDetailsCsvImporter::Import(const std::string& path, cons
     }
     const std::string& title = row[cols->section];
     const std::string& label = row[cols->metric];
-    const SectionMetric* known = FindSectionMetric(title, label);
+    const tools::SectionMetric* known = tools::FindSectionMetric(title, label);
     const std::string metric = known != nullptr ? std::string(known->metric) : "details:" + title + "/" + label;
     has_duration = has_duration || metric == kDurationMetric;
     const BaseUnit unit = NormalizeUnit(row[cols->unit]);

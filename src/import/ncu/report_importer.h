@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "capture/ncu_tool.h"
 #include "import/importer.h"
+#include "tools/ncu_tool.h"
 
 namespace kscope::import::ncu {
 

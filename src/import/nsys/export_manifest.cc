@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "capture/rank.h"
+#include "tools/rank.h"
 
 namespace kscope::import::nsys {
 
