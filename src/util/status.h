@@ -7,12 +7,21 @@
 
 namespace kscope {
 
+// The kinds of error a caller acts on; a caller tells them apart by this value, never by the
+// text. Every other error is kOther: it travels up to the CLI and is printed.
+enum class ErrorKind {
+  kOther,
+  kUnreadFormatVersion,  // a file in a version of its format kscope does not read (an .ncu-rep of another ncu)
+  kNoMatchingRun,        // a selection of runs (by tag, model, GPU...) that matches none of the store's
+};
+
 // What went wrong, where, and how to fix it. Printed as
 //   kscope: error: <where>: <what>; <fix>
 struct Error {
   std::string where;  // usually a file path; may be empty
   std::string what;   // what is wrong, in the user's terms
   std::string fix;    // what the user can do about it; may be empty
+  ErrorKind kind = ErrorKind::kOther;
 
   [[nodiscard]] std::string Line() const {
     std::string line = "kscope: error: ";

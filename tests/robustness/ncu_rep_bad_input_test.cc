@@ -11,6 +11,7 @@
 #include <string>
 
 #include "import/import_files.h"
+#include "import/ncu/rep_reader.h"
 #include "recorded_runner.h"
 #include "store/store.h"
 #include "test_support.h"
@@ -130,6 +131,11 @@ TEST_F(NcuRepBadInput, NewerVersion) {
                         ": report format version 9; kscope reads version 7 (Nsight Compute 2025.3); import it "
                         "through the installed ncu: kscope import --via-ncu " +
                         p);
+  // Callers (kscope profile) tell this refusal apart by its kind, never by its text.
+  auto read = import::ncu::ReadRep(p, [](const import::ncu::RepLaunch&) { return Status::Ok(); });
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().kind, ErrorKind::kUnreadFormatVersion);
+  EXPECT_TRUE(import::ncu::IsUnreadVersion(read.error()));
 }
 
 TEST_F(NcuRepBadInput, NotAReport) {

@@ -35,7 +35,7 @@ Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& fi
   }
   auto runs = SelectRuns(store, filter);
   if (!runs.ok()) {
-    if (runs.error().where != "atlas") return runs.error();  // a run id that is not in the database
+    if (runs.error().kind != ErrorKind::kNoMatchingRun) return runs.error();  // a run id not in the database
     return Error{"selection " + text, "matches no run", "list the runs and their manifests with: kscope runs"};
   }
   std::vector<int64_t> ids;

@@ -40,7 +40,8 @@ Result<std::vector<AtlasRun>> SelectRuns(store::Store& store, const RunFilter& f
   }
   std::sort(out.begin(), out.end(), [](const AtlasRun& a, const AtlasRun& b) { return a.id < b.id; });
   if (out.empty()) {
-    return Error{"atlas", "no run matches the selection", "list the runs and their manifests with: kscope runs"};
+    return Error{"atlas", "no run matches the selection", "list the runs and their manifests with: kscope runs",
+                 ErrorKind::kNoMatchingRun};
   }
   return out;
 }

@@ -15,7 +15,6 @@ namespace kscope::import::ncu {
 namespace {
 
 constexpr std::string_view kFix = "check the file is a whole .ncu-rep written by Nsight Compute";
-constexpr std::string_view kUnreadVersion = "report format version ";
 constexpr uint64_t kMaxBlock = uint64_t{1} << 31;  // no block of a real report comes near 2 GiB
 // What a read holds in memory, bounded where no report comes near (the devset's and the zoo's
 // largest, the full section set: result blocks up to 1.3 MB, block headers up to 135 KB, strings
@@ -193,9 +192,10 @@ class Reader {
     if (c.failed()) return Bad("the file header is not a valid message");
     if (summary_.version != kRepVersionRead) {
       return Error{where_,
-                   fmt::format("{}{}; kscope reads version {} (Nsight Compute 2025.3)", kUnreadVersion,
+                   fmt::format("report format version {}; kscope reads version {} (Nsight Compute 2025.3)",
                                summary_.version, kRepVersionRead),
-                   "import it through the installed ncu: kscope import --via-ncu " + where_};
+                   "import it through the installed ncu: kscope import --via-ncu " + where_,
+                   ErrorKind::kUnreadFormatVersion};
     }
     while (!src_.AtEnd()) KSCOPE_RETURN_IF_ERROR(Block());
     summary_.bytes = src_.Offset();
@@ -546,7 +546,7 @@ Result<RepSummary> ReadRep(const std::string& path, const std::function<Status(c
   return Reader(src, path, on_launch, instances).Run();
 }
 
-bool IsUnreadVersion(const Error& e) { return e.what.starts_with(kUnreadVersion); }
+bool IsUnreadVersion(const Error& e) { return e.kind == ErrorKind::kUnreadFormatVersion; }
 
 Result<RepSummary> ReadRepBytes(std::string_view bytes, const std::string& where,
                                 const std::function<Status(const RepLaunch&)>& on_launch, RepInstances instances) {
