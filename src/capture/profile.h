@@ -48,6 +48,12 @@ struct ProfileResult {
   std::optional<Error> error;  // why it stopped early (the run exists and holds what was gathered)
 };
 
+struct Preflight;  // profile_run.h
+struct Capture;
+
+// Run is a sequence of named steps: the checks that need no run, the run's start (store row,
+// directory, manifest), discovery (nsys, export, import), the plan (selection), the deep pass
+// (per ncu run: ncu, its report's import with the plan's links), the run's end.
 class ProfileSession {
  public:
   // `out` gets progress and results (kscope's stderr); `tty` redraws progress on one line.
@@ -62,6 +68,13 @@ class ProfileSession {
 
  private:
   Status DryRun(const ProfileRequest& request);
+  Result<Preflight> CheckBeforeRun(const ProfileRequest& request);
+  Result<Capture> StartRun(const ProfileRequest& request, const Preflight& pre);
+  Result<int64_t> Discover(const ProfileRequest& request, Capture& cap);  // the discovery run
+  Result<Selection> Plan(const ProfileRequest& request, const Preflight& pre, Capture& cap, int64_t discovery);
+  Status DeepPass(const ProfileRequest& request, const Preflight& pre, Capture& cap, const Selection& sel,
+                  int64_t discovery);
+  Result<ProfileResult> Finish(Capture& cap, const Status& outcome);
 
   store::Store& store_;
   ProcessRunner& runner_;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "capture/planned_links.h"
+#include "capture/ncu_pass_import.h"
 #include "capture/run_dir.h"
 #include "util/bounded_json.h"
 #include "util/temp_dir.h"
@@ -143,6 +143,71 @@ Result<std::vector<Pass>> PassesOf(const json& m, const fs::path& manifest) {
   return passes;
 }
 
+// The directory's manifest.json, checked to be one kscope profile wrote.
+Result<json> ReadManifest(Scratch& scratch, const fs::path& dir) {
+  auto manifest_path = scratch.Plain(dir / "manifest.json");
+  if (!manifest_path.ok()) return manifest_path.error();
+  if (manifest_path->empty()) {
+    return Error{dir.string(), "not a run directory: it holds no manifest.json",
+                 "name a directory that kscope profile wrote (profile.runs_dir/ID)"};
+  }
+  auto read = ReadJsonFile(*manifest_path, JsonBounds{}, "import the run's files themselves: kscope import FILE...");
+  if (!read.ok()) {
+    Error e = read.error();
+    e.where = (dir / "manifest.json").string();
+    return e;
+  }
+  json m = std::move(read).value();
+  if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
+      !m["steps"].is_array()) {
+    return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
+                 "import the run's files themselves: kscope import FILE..."};
+  }
+  return m;
+}
+
+// Each pass's files: its raw and details pages, else its report. A pass missing what its
+// manifest promised is refused, or (--partial) noted, its run marked incomplete.
+Status FindPassFiles(Scratch& scratch, const fs::path& dir, bool partial, std::vector<Pass>& passes,
+                     RunDirOutcome& out) {
+  for (Pass& pass : passes) {
+    const fs::path base = dir / "ncu" / fmt::format("pass{}", pass.number);
+    for (const char* page : {"_raw.csv", "_details.csv"}) {
+      auto f = scratch.Plain(base.string() + page);
+      if (!f.ok()) return f.error();
+      if (!f->empty()) pass.files.push_back(*f);
+    }
+    if (pass.files.empty()) {
+      auto rep = scratch.Plain(base.string() + ".ncu-rep");
+      if (!rep.ok()) return rep.error();
+      if (!rep->empty()) pass.files.push_back(*rep);
+    }
+    if (pass.files.empty() && pass.promised) {
+      const std::string what =
+          fmt::format("ncu pass {} profiled {} launch(es), and its report ({}.ncu-rep, or its pages) is missing",
+                      pass.number, pass.launches, fs::relative(base, dir).string());
+      if (!partial) {
+        return Error{dir.string(), what,
+                     "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete"};
+      }
+      out.notes.push_back(what);
+      out.status = "incomplete";
+    }
+  }
+  return Status::Ok();
+}
+
+// The run's capture manifest in this store: the directory's, with where it came from and the
+// discovery run as numbered here.
+std::string CaptureOf(json m, const fs::path& dir, const RunDirOutcome& out, int64_t targeted_discovery) {
+  std::error_code ec;
+  m["imported_from"] = {{"dir", fs::absolute(dir, ec).string()}, {"run", out.profiled_run}};
+  m["run_dir"] = fs::absolute(dir, ec).string();  // where kscope report writes
+  if (targeted_discovery != 0) m["discovery_run"] = targeted_discovery;
+  for (const auto& note : out.notes) m["notes"].push_back(note);
+  return m.dump();
+}
+
 }  // namespace
 
 bool IsRunDir(const fs::path& dir) {
@@ -168,24 +233,9 @@ Result<std::vector<fs::path>> FindRunDirs(const fs::path& path) {
 Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, const store::Manifest& user,
                                    const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
   Scratch scratch;
-  auto manifest_path = scratch.Plain(dir / "manifest.json");
-  if (!manifest_path.ok()) return manifest_path.error();
-  if (manifest_path->empty()) {
-    return Error{dir.string(), "not a run directory: it holds no manifest.json",
-                 "name a directory that kscope profile wrote (profile.runs_dir/ID)"};
-  }
-  auto read = ReadJsonFile(*manifest_path, JsonBounds{}, "import the run's files themselves: kscope import FILE...");
-  if (!read.ok()) {
-    Error e = read.error();
-    e.where = (dir / "manifest.json").string();
-    return e;
-  }
-  json m = std::move(read).value();
-  if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
-      !m["steps"].is_array()) {
-    return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
-                 "import the run's files themselves: kscope import FILE..."};
-  }
+  auto manifest = ReadManifest(scratch, dir);
+  if (!manifest.ok()) return manifest.error();
+  const json& m = *manifest;
   RunDirOutcome out;
   out.dir = dir.string();
   out.profiled_run = m["kscope_run"].is_number_integer() ? m["kscope_run"].get<int64_t>() : 0;
@@ -193,50 +243,38 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
 
   // The files, in the order kscope profile imported them: the discovery export, then each
   // ncu pass's pages (or its report, where the pages were not exported).
-  std::vector<std::string> files;
+  std::vector<std::string> discovery_export;
   const bool own_discovery = !m.contains("discovery_run");
   if (own_discovery) {
     auto sqlite = scratch.Plain(dir / "nsys" / "discovery.sqlite");
     if (!sqlite.ok()) return sqlite.error();
-    if (!sqlite->empty()) files.push_back(*sqlite);
+    if (!sqlite->empty()) discovery_export.push_back(*sqlite);
   }
   auto passes = PassesOf(m, dir / "manifest.json");
   if (!passes.ok()) return passes.error();
-  for (Pass& pass : *passes) {
-    const fs::path base = dir / "ncu" / fmt::format("pass{}", pass.number);
-    for (const char* page : {"_raw.csv", "_details.csv"}) {
-      auto f = scratch.Plain(base.string() + page);
-      if (!f.ok()) return f.error();
-      if (!f->empty()) pass.files.push_back(*f);
-    }
-    if (pass.files.empty()) {
-      auto rep = scratch.Plain(base.string() + ".ncu-rep");
-      if (!rep.ok()) return rep.error();
-      if (!rep->empty()) pass.files.push_back(*rep);
-    }
-    if (pass.files.empty() && pass.promised) {
-      const std::string what =
-          fmt::format("ncu pass {} profiled {} launch(es), and its report ({}.ncu-rep, or its pages) is missing",
-                      pass.number, pass.launches, fs::relative(base, dir).string());
-      if (!options.partial) {
-        return Error{dir.string(), what,
-                     "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete"};
-      }
-      out.notes.push_back(what);
-      out.status = "incomplete";
-    }
-    for (const auto& f : pass.files) files.push_back(f);
-  }
+  KSCOPE_RETURN_IF_ERROR(FindPassFiles(scratch, dir, options.partial, *passes, out));
   std::erase_if(*passes, [](const Pass& p) { return p.files.empty(); });
-  if (files.empty()) {
+  if (discovery_export.empty() && passes->empty()) {
     return Error{dir.string(),
                  "the run directory holds no nsys export and no ncu report or page (the profile stopped early?)",
                  "see its manifest.json and logs/; profile the workload again"};
   }
+  // The run holding the kernels the passes were planned on: this one, or an earlier
+  // directory's run of this call; without it, the launches stay unlinked.
   int64_t discovery = 0;
   if (!own_discovery && m["discovery_run"].is_number_integer()) {
     auto it = runs.find(m["discovery_run"].get<int64_t>());
     if (it != runs.end()) discovery = it->second;
+  }
+  const bool plan = own_discovery || discovery != 0;
+  std::vector<NcuPassFiles> planned;
+  for (const Pass& pass : *passes) {
+    planned.push_back({pass.number, pass.files, pass.profiled_rows});
+    if (!plan) {
+      out.notes.push_back(fmt::format(
+          "ncu pass {}: its discovery run {} is not in this import, so its launches are not linked to kernels",
+          pass.number, m["discovery_run"].dump()));
+    }
   }
 
   import::ImportOptions opts = options;
@@ -245,35 +283,12 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   opts.into_run = 0;
   opts.refuse_unrelated_ncu = false;  // the plan says which kernel each launch is (a targeted run has none)
   opts.recorded_paths = scratch.originals();
-  auto imported = import::ImportFiles(store, files, opts, [&](const std::vector<import::FileOutcome>& done) -> Status {
+  // The run's capture manifest goes in with its files, in the same transaction.
+  auto record = [&](const std::vector<import::FileOutcome>& done) -> Status {
     out.run_id = done.front().run_id;
-    if (own_discovery) discovery = out.run_id;
-    for (const auto& f : done) out.rows += f.rows_read;
-    out.files = static_cast<int64_t>(done.size());
-    for (const auto& pass : *passes) {
-      auto source = std::find_if(done.begin(), done.end(),
-                                 [&](const import::FileOutcome& f) { return f.path == pass.files.front(); });
-      if (source == done.end()) continue;
-      if (discovery == 0) {
-        out.notes.push_back(fmt::format(
-            "ncu pass {}: its discovery run {} is not in this import, so its launches are not linked to kernels",
-            pass.number, m["discovery_run"].dump()));
-        continue;
-      }
-      NcuPass plan;
-      plan.profiled_rows = pass.profiled_rows;
-      auto linked = LinkPlannedLaunches(store, out.run_id, source->source_id, discovery, plan);
-      if (!linked.ok()) return linked.error();
-      out.linked += linked->linked;
-    }
-    json capture = m;
-    std::error_code ec;
-    capture["imported_from"] = {{"dir", fs::absolute(dir, ec).string()}, {"run", out.profiled_run}};
-    capture["run_dir"] = fs::absolute(dir, ec).string();  // where kscope report writes
-    if (discovery != 0 && !own_discovery) capture["discovery_run"] = discovery;
-    for (const auto& note : out.notes) capture["notes"].push_back(note);
-    return store.SetRunStatus(out.run_id, out.status, capture.dump());
-  });
+    return store.SetRunStatus(out.run_id, out.status, CaptureOf(m, dir, out, own_discovery ? 0 : discovery));
+  };
+  auto imported = ImportNcuPasses(store, discovery_export, planned, discovery, opts, record, plan);
   if (!imported.ok()) {
     Error e = imported.error();
     // Name the file the user has, not its decompressed copy.
@@ -282,6 +297,9 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     }
     return e;
   }
+  out.files = static_cast<int64_t>(imported->files.size());
+  for (const auto& f : imported->files) out.rows += f.rows_read;
+  for (const auto& pass : imported->passes) out.linked += pass.links.planned;
   runs[out.profiled_run] = out.run_id;
   return out;
 }

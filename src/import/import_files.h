@@ -1,5 +1,6 @@
-// Imports files into a store as one transaction: every file is read, its events written and
-// the run's summaries derived, or nothing at all is kept.
+// Imports files into a store as one transaction: every file is read, its rows written by its
+// importer, and what is derived from them (summaries, launch links, figures) derived once per
+// run by import/derive_run.h; or nothing at all is kept.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "import/derive_run.h"
 #include "store/store.h"
 #include "tools/ncu_tool.h"
 #include "util/status.h"
@@ -21,6 +23,7 @@ struct FileOutcome {
   int64_t source_id = 0;  // its row in source_file
   int64_t rows_read = 0;
   int64_t rows_skipped = 0;
+  LaunchLinks links;  // an ncu file's: how its launches were linked to kernels
 };
 
 struct ImportOptions {
@@ -38,13 +41,16 @@ struct ImportOptions {
   bool partial = false;                   // kscope import DIR --partial: a run directory missing a report its
                                           // manifest names is imported, marked incomplete, instead of refused
   std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
+  // The plans of ncu files kscope profile made (by path as given here): their launches are
+  // linked to the kernels planned, before anything is derived from the links.
+  std::vector<PlannedLaunches> planned;
   // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
   std::function<void(const std::vector<FileOutcome>&)> on_commit;
   // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
   std::map<std::string, std::string> recorded_paths;
 };
 
-// Runs inside the import's transaction after the files are in and linked, before the commit:
+// Runs inside the import's transaction after the files are in and derived, before the commit:
 // what the caller adds to the same runs (e.g. a run directory's plan and manifest) is kept
 // with them or not at all.
 using BeforeCommit = std::function<Status(const std::vector<FileOutcome>&)>;

@@ -56,7 +56,13 @@ std::optional<double> OptDouble(const sql::Stmt& q, int col) {
 
 }  // namespace
 
-Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, const DerivedLaunchFigures* derived) {
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id) {
+  RunTimelines timelines(store);
+  return MaterializeLaunchFigures(store, run_id, timelines);
+}
+
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, RunTimelines& timelines,
+                                const DerivedLaunchFigures* derived) {
   auto& db = store.db();
   auto del = db.Prepare("DELETE FROM ncu_launch_figures WHERE run_id = ?1");
   if (!del.ok()) return del.error();
@@ -68,7 +74,7 @@ Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, const Deriv
     for (const NcuLaunch& l : *launches) from_store.emplace_back(l.id, FiguresOf(l));
     derived = &from_store;
   }
-  auto shapes = LaunchShapes(store, run_id);
+  auto shapes = LaunchShapes(store, run_id, timelines);
   if (!shapes.ok()) return shapes.error();
   auto ins = db.Prepare(std::string("INSERT INTO ncu_launch_figures (run_id, launch_id, ") + kColumns +
                         ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)");

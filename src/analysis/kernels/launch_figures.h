@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/kernels/bottleneck.h"
+#include "analysis/timeline/run_timeline.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -42,11 +43,15 @@ LaunchFigures FiguresOf(const NcuLaunch& launch);
 using DerivedLaunchFigures = std::vector<std::pair<int64_t, LaunchFigures>>;
 
 // Derives the figures of every profiled launch of the run from its stored metrics and
-// replaces the run's rows of ncu_launch_figures: called by every import of ncu results,
-// after the run's launches and metrics are written, inside the import's transaction. With
-// `derived`, the figures of every launch of the run already derived from the same metrics
-// (LaunchFiguresBuilder), they are written as given.
-Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, const DerivedLaunchFigures* derived = nullptr);
+// replaces the run's rows of ncu_launch_figures: called by the derivation after every import
+// of ncu results (import/derive_run.h), once the run's launches, metrics and links are
+// written, inside the import's transaction. With `derived`, the figures of every launch of
+// the run already derived from the same metrics (LaunchFiguresBuilder), they are written as
+// given. The launches' shapes read their kernels' timelines from `timelines`.
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id, RunTimelines& timelines,
+                                const DerivedLaunchFigures* derived = nullptr);
+// The same for a run alone (a store upgrade, a benchmark's copies), its timelines read for it.
+Status MaterializeLaunchFigures(store::Store& store, int64_t run_id);
 
 // A profiled launch as ncu_launch_figures and ncu_launch keep it.
 struct StoredLaunch {

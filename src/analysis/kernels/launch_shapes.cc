@@ -7,7 +7,6 @@
 #include "analysis/stages/torch_ops.h"
 #include "analysis/timeline/launch_links.h"
 #include "analysis/timeline/nsys_events.h"
-#include "analysis/timeline/nsys_facts.h"
 
 namespace kscope::analysis {
 
@@ -27,10 +26,12 @@ Result<bool> HasShapeRanges(store::Store& store, int64_t run_id) {
 
 // Per kernel row of `kernel_run`'s stream, the shape text of the innermost op range with sizes
 // around its launching call on the calling thread ("" where there is none).
-Result<std::vector<std::string>> KernelShapes(store::Store& store, int64_t kernel_run) {
-  auto events = LoadNsysEvents(store, kernel_run);
+Result<std::vector<std::string>> KernelShapes(store::Store& store, RunTimeline& timeline) {
+  auto events = timeline.Events();
   if (!events.ok()) return events.error();
-  const auto& e = *events;
+  auto links = timeline.Links();
+  if (!links.ok()) return links.error();
+  const NsysEvents& e = **events;
   auto strings = store.Strings(e.nvtx.text);
   if (!strings.ok()) return strings.error();
   std::vector<std::optional<TorchOpRange>> ops(e.nvtx.text.size());
@@ -42,7 +43,7 @@ Result<std::vector<std::string>> KernelShapes(store::Store& store, int64_t kerne
   }
   const size_t kernels = e.kernels.start.size();
   std::vector<int32_t> innermost(kernels, -1);
-  for (const LaunchLink& l : LinkLaunches(e, OpenRangeEnd(e.nvtx))) {
+  for (const LaunchLink& l : **links) {
     if (l.op >= kernels || l.range < 0 || !ops[static_cast<size_t>(l.range)]) continue;
     int32_t& best = innermost[l.op];
     if (best < 0 || e.nvtx.depth[static_cast<size_t>(l.range)] > e.nvtx.depth[static_cast<size_t>(best)]) {
@@ -58,7 +59,8 @@ Result<std::vector<std::string>> KernelShapes(store::Store& store, int64_t kerne
 
 }  // namespace
 
-Result<std::unordered_map<int64_t, std::string>> LaunchShapes(store::Store& store, int64_t run_id) {
+Result<std::unordered_map<int64_t, std::string>> LaunchShapes(store::Store& store, int64_t run_id,
+                                                              RunTimelines& timelines) {
   auto q = store.db().Prepare(
       "SELECT id, kernel_run, kernel_index FROM ncu_launch WHERE run_id = ?1 AND kernel_index IS NOT NULL "
       "AND kernel_run IS NOT NULL ORDER BY kernel_run, id");
@@ -72,7 +74,7 @@ Result<std::unordered_map<int64_t, std::string>> LaunchShapes(store::Store& stor
     auto has = HasShapeRanges(store, kernel_run);
     if (!has.ok()) return has.error();
     if (!*has) continue;
-    auto shapes = KernelShapes(store, kernel_run);
+    auto shapes = KernelShapes(store, timelines.Of(kernel_run));
     if (!shapes.ok()) return shapes.error();
     for (const auto& [launch, row] : launches) {
       if (row >= 0 && static_cast<size_t>(row) < shapes->size() && !(*shapes)[static_cast<size_t>(row)].empty()) {

@@ -9,10 +9,6 @@
 #include "analysis/names/kernel_names.h"
 #include "analysis/timeline/launch_links.h"
 #include "analysis/timeline/nsys_events.h"
-#include "analysis/timeline/nsys_facts.h"
-#include "store/column_codec.h"
-#include "store/event_reader.h"
-#include "store/event_streams.h"
 
 namespace kscope::analysis {
 
@@ -30,51 +26,57 @@ std::string InnermostNcuRange(std::string_view nvtx) {
       entry.substr(first + 1, second == std::string_view::npos ? std::string_view::npos : second - first - 1));
 }
 
-Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id) {
+namespace {
+
+using Shape = std::array<int64_t, 6>;                     // grid x, y, z, block x, y, z
+using Key = std::tuple<std::string, Shape, std::string>;  // name key, shape, range
+struct UnlinkedLaunch {
+  int64_t id;
+  Key key;
+};
+
+// The run's ncu launches not linked yet, in the order ncu profiled them (file by file).
+Result<std::vector<UnlinkedLaunch>> UnlinkedLaunches(store::Store& store, int64_t run_id) {
   auto q = store.db().Prepare(
       "SELECT l.id, s.value, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, l.nvtx "
       "FROM ncu_launch l JOIN string s ON s.id = l.name_id WHERE l.run_id = ?1 AND l.kernel_index IS NULL "
       "ORDER BY l.source_id, l.ncu_id");
   if (!q.ok()) return q.error();
   q->Bind(1, run_id);
-  using Key = std::tuple<std::string, std::array<int64_t, 6>, std::string>;  // name key, shape, range
-  struct Launch {
-    int64_t id;
-    Key key;
-  };
-  std::vector<Launch> launches;
+  std::vector<UnlinkedLaunch> launches;
   while (q->Step()) {
-    std::array<int64_t, 6> shape{};
+    Shape shape{};
     for (int d = 0; d < 6; ++d) shape[static_cast<size_t>(d)] = q->Int(2 + d);
     launches.push_back({q->Int(0), {KernelMatchKey(q->Text(1)), shape, InnermostNcuRange(q->Text(8))}});
   }
   KSCOPE_RETURN_IF_ERROR(q->status());
-  if (launches.empty()) return int64_t{0};
-  auto kernels = store.StreamRows(run_id, "kernel");
-  if (!kernels.ok()) return kernels.error();
-  if (*kernels == 0) return int64_t{0};
+  return launches;
+}
 
-  auto events = LoadNsysEvents(store, run_id);
+// The kernels that can stand for each wanted key, in launch order (by their launching call's
+// start); a kernel inside ranges A and B is a candidate for "", A and B.
+Result<std::map<Key, std::vector<int64_t>>> Candidates(store::Store& store, RunTimeline& timeline,
+                                                       const std::map<Key, size_t>& wanted) {
+  auto events = timeline.Events();
   if (!events.ok()) return events.error();
-  namespace k = store::kernel;
-  auto dims = store::ReadColumns(store.db(), run_id, store::kKernelStream,
-                                 {k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ});
-  if (!dims.ok()) return dims.error();
-  const auto& e = *events;
-  const size_t n = e.kernels.start.size();
-  std::vector<int64_t> ids(e.kernels.name.begin(), e.kernels.name.end());
+  auto kernels = timeline.Kernels();
+  if (!kernels.ok()) return kernels.error();
+  auto links = timeline.Links();
+  if (!links.ok()) return links.error();
+  const NsysEvents& e = **events;
+  const KernelColumns& k = **kernels;
+  const size_t n = k.name.size();
+  std::vector<int64_t> ids(k.name.begin(), k.name.end());
   ids.insert(ids.end(), e.nvtx.text.begin(), e.nvtx.text.end());
   auto strings = store.Strings(ids);
   if (!strings.ok()) return strings.error();
   std::unordered_map<int64_t, std::string> keys;  // name id -> match key
-  for (int64_t id : e.kernels.name) {
+  for (int64_t id : k.name) {
     if (keys.count(id) == 0) keys[id] = KernelMatchKey(strings->at(id));
   }
-  // Launch order and the innermost range of each kernel's launching call.
-  const int64_t open_end = OpenRangeEnd(e.nvtx);
   std::vector<int64_t> order(e.kernels.start.begin(), e.kernels.start.end());
   std::vector<std::vector<std::string>> ranges(n);
-  for (const auto& link : LinkLaunches(e, open_end)) {
+  for (const auto& link : **links) {
     if (link.op >= n) continue;
     order[link.op] = e.api.start[link.api];
     if (link.range >= 0) ranges[link.op].push_back(strings->at(e.nvtx.text[static_cast<size_t>(link.range)]));
@@ -82,14 +84,11 @@ Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id) {
   std::vector<size_t> rows(n);
   for (size_t i = 0; i < n; ++i) rows[i] = i;
   std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return order[a] < order[b]; });
-  // Candidates per key; a kernel inside ranges A and B is a candidate for "", A and B.
   std::map<Key, std::vector<int64_t>> candidates;
-  std::map<Key, size_t> wanted;
-  for (const auto& l : launches) wanted[l.key] = 0;
   for (size_t r : rows) {
-    std::array<int64_t, 6> shape{};
-    for (size_t d = 0; d < 6; ++d) shape[d] = (*dims)[d][r];
-    const std::string& name = keys[e.kernels.name[r]];
+    Shape shape{};
+    for (size_t d = 0; d < 6; ++d) shape[d] = k.dims[d][r];
+    const std::string& name = keys[k.name[r]];
     auto add = [&](const std::string& range) {
       Key key{name, shape, range};
       if (wanted.count(key) != 0) candidates[key].push_back(static_cast<int64_t>(r));
@@ -97,15 +96,32 @@ Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id) {
     add("");
     for (const auto& range : ranges[r]) add(range);
   }
+  return candidates;
+}
+
+}  // namespace
+
+Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline) {
+  const int64_t run_id = timeline.run_id();
+  auto launches = UnlinkedLaunches(store, run_id);
+  if (!launches.ok()) return launches.error();
+  if (launches->empty()) return int64_t{0};
+  auto kernels = timeline.KernelCount();
+  if (!kernels.ok()) return kernels.error();
+  if (*kernels == 0) return int64_t{0};
+  std::map<Key, size_t> wanted;  // key -> the next candidate to take
+  for (const auto& l : *launches) wanted[l.key] = 0;
+  auto candidates = Candidates(store, timeline, wanted);
+  if (!candidates.ok()) return candidates.error();
   auto up = store.db().Prepare(
       "UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?1, kernel_link = 'matched' WHERE run_id = ?1 AND id = "
       "?2");
   if (!up.ok()) return up.error();
   int64_t linked = 0;
-  for (const auto& l : launches) {
+  for (const auto& l : *launches) {
     auto& next = wanted[l.key];
-    auto it = candidates.find(l.key);
-    if (it == candidates.end() || next >= it->second.size()) continue;
+    auto it = candidates->find(l.key);
+    if (it == candidates->end() || next >= it->second.size()) continue;
     up->Bind(1, run_id).Bind(2, l.id).Bind(3, it->second[next++]);
     KSCOPE_RETURN_IF_ERROR(up->Run());
     ++linked;

@@ -8,14 +8,16 @@
 
 #include <cstdint>
 
+#include "analysis/timeline/run_timeline.h"
 #include "store/store.h"
 #include "util/status.h"
 
 namespace kscope::analysis {
 
-// Sets kernel_index/kernel_run/kernel_link ('matched') of the run's unlinked ncu launches;
-// returns how many were linked. A run without nsys kernels links nothing.
-Result<int64_t> LinkNcuToTimeline(store::Store& store, int64_t run_id);
+// Sets kernel_index/kernel_run/kernel_link ('matched') of the run's unlinked ncu launches to
+// kernels of `timeline`, the run's own; returns how many were linked. A run without nsys
+// kernels links nothing, and a run without unlinked launches decodes nothing.
+Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline);
 
 // The innermost range name in ncu's NVTX column ('1014  "<default domain>:decode:none:..."'),
 // "" when there is none.

@@ -1,20 +1,17 @@
-#include "capture/planned_links.h"
+#include "analysis/kernels/planned_links.h"
 
 #include <array>
 
 #include "analysis/names/kernel_names.h"
-#include "store/event_reader.h"
-#include "store/event_streams.h"
 
-namespace kscope::capture {
+namespace kscope::analysis {
 
-Result<LinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int64_t source_id, int64_t discovery_run,
-                                       const NcuPass& pass) {
-  namespace k = store::kernel;
-  auto cols = store::ReadColumns(store.db(), discovery_run, store::kKernelStream,
-                                 {k::kName, k::kGridX, k::kGridY, k::kGridZ, k::kBlockX, k::kBlockY, k::kBlockZ});
+Result<PlannedLinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int64_t source_id,
+                                              const std::vector<int64_t>& profiled_rows, RunTimeline& kernels) {
+  auto cols = kernels.Kernels();
   if (!cols.ok()) return cols.error();
-  const auto& c = *cols;
+  const KernelColumns& c = **cols;
+  const int64_t discovery_run = kernels.run_id();
   auto q = store.db().Prepare(
       "SELECT l.id, l.ncu_id, s.value, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z "
       "FROM ncu_launch l JOIN string s ON s.id = l.name_id WHERE l.run_id = ?1 AND l.source_id = ?2");
@@ -26,22 +23,22 @@ Result<LinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int6
   std::vector<Pending> links;
   std::vector<int64_t> name_ids;
   std::vector<std::string> ncu_names;
-  LinkCounts counts;
+  PlannedLinkCounts counts;
   while (q->Step()) {
     const int64_t ncu_id = q->Int(1);
-    if (ncu_id < 0 || ncu_id >= static_cast<int64_t>(pass.profiled_rows.size())) {
+    if (ncu_id < 0 || ncu_id >= static_cast<int64_t>(profiled_rows.size())) {
       ++counts.mismatched;
       continue;
     }
-    const auto row = static_cast<size_t>(pass.profiled_rows[static_cast<size_t>(ncu_id)]);
-    bool same = row < c[0].size();
-    for (size_t d = 0; d < 6 && same; ++d) same = c[1 + d][row] == q->Int(3 + static_cast<int>(d));
+    const auto row = static_cast<size_t>(profiled_rows[static_cast<size_t>(ncu_id)]);
+    bool same = row < c.name.size();
+    for (size_t d = 0; d < 6 && same; ++d) same = c.dims[d][row] == q->Int(3 + static_cast<int>(d));
     if (!same) {
       ++counts.mismatched;
       continue;
     }
     links.push_back({q->Int(0), static_cast<int64_t>(row)});
-    name_ids.push_back(c[0][row]);
+    name_ids.push_back(c.name[row]);
     ncu_names.push_back(q->Text(2));
   }
   KSCOPE_RETURN_IF_ERROR(q->status());
@@ -53,7 +50,7 @@ Result<LinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int6
   if (!up.ok()) return up.error();
   for (size_t i = 0; i < links.size(); ++i) {
     // ncu and nsys spell one kernel differently; their match keys agree.
-    if (analysis::KernelMatchKey(names->at(name_ids[i])) != analysis::KernelMatchKey(ncu_names[i])) {
+    if (KernelMatchKey(names->at(name_ids[i])) != KernelMatchKey(ncu_names[i])) {
       ++counts.mismatched;
       continue;
     }
@@ -64,4 +61,4 @@ Result<LinkCounts> LinkPlannedLaunches(store::Store& store, int64_t run_id, int6
   return counts;
 }
 
-}  // namespace kscope::capture
+}  // namespace kscope::analysis
