@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -152,6 +153,53 @@ const std::vector<std::string> kSameShape = {
     "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name",
 };
 
+// The stores today's kscope makes of the files the fixtures' releases imported, kept for the
+// process (every fixture of a kind compares against the same import) and removed at its end.
+class FreshImports {
+ public:
+  FreshImports() : dir_(fs::temp_directory_path() / ("kscope_upgrade_fresh_" + std::to_string(getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~FreshImports() { fs::remove_all(dir_); }
+  FreshImports(const FreshImports&) = delete;
+  FreshImports& operator=(const FreshImports&) = delete;
+
+  // The store holding the devset's two exports and, with `ncu`, their ncu pages; empty if an
+  // import failed (the failure is reported).
+  const std::string& Store(bool ncu) {
+    auto it = stores_.find(ncu);
+    if (it != stores_.end()) return it->second;
+    const std::string db = (dir_ / (ncu ? "with_ncu.db" : "without_ncu.db")).string();
+    return stores_[ncu] = Import(db, ncu) ? db : std::string();
+  }
+
+ private:
+  bool Import(const std::string& db, bool ncu) {
+    const std::string log = (dir_ / "import.log").string();
+    std::vector<std::vector<std::string>> calls{
+        {"import", "tests/data/nsys/llama.sqlite", "--label", "llama-4L", "--model", "llama-4L", "--dtype", "bf16",
+         "--batch", "2", "--tag", "seed=1", "--tag", "suite=llm"},
+        {"import", "tests/data/nsys/tiny_cuda.sqlite", "--label", "tiny", "--tag", "suite=micro"}};
+    if (ncu) {
+      calls.push_back(
+          {"import", "--run", "1", "tests/data/ncu/llama_deep_raw.csv", "tests/data/ncu/llama_deep_details.csv"});
+      calls.push_back({"import", "--run", "2", "tests/data/ncu/tiny_cuda_gemm_full_raw.csv",
+                       "tests/data/ncu/tiny_cuda_gemm_full_details.csv"});
+    }
+    for (auto& args : calls) {
+      args.insert(args.begin(), {"--db", db});
+      const int rc = Kscope(args, log);
+      EXPECT_EQ(rc, 0) << ReadFile(log);
+      if (rc != 0) return false;
+    }
+    return true;
+  }
+
+  fs::path dir_;
+  std::map<bool, std::string> stores_;
+};
+
 class StoreUpgrade : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -165,28 +213,13 @@ class StoreUpgrade : public ::testing::TestWithParam<std::string> {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Today's kscope imports what the fixture's release imported (make_fixture.sh).
+  // Today's kscope imports what the fixture's release imported (make_fixture.sh): once per
+  // process for each set of files (with ncu's pages or without), and each test gets a copy.
   void ImportFresh() {
-    const std::string log = (dir_ / "fresh.log").string();
-    ASSERT_EQ(Kscope({"--db", fresh_, "import", "tests/data/nsys/llama.sqlite", "--label", "llama-4L", "--model",
-                      "llama-4L", "--dtype", "bf16", "--batch", "2", "--tag", "seed=1", "--tag", "suite=llm"},
-                     log),
-              0)
-        << ReadFile(log);
-    ASSERT_EQ(Kscope({"--db", fresh_, "import", "tests/data/nsys/tiny_cuda.sqlite", "--label", "tiny", "--tag",
-                      "suite=micro"},
-                     log),
-              0);
-    if (HasNcu()) {
-      ASSERT_EQ(Kscope({"--db", fresh_, "import", "--run", "1", "tests/data/ncu/llama_deep_raw.csv",
-                        "tests/data/ncu/llama_deep_details.csv"},
-                       log),
-                0);
-      ASSERT_EQ(Kscope({"--db", fresh_, "import", "--run", "2", "tests/data/ncu/tiny_cuda_gemm_full_raw.csv",
-                        "tests/data/ncu/tiny_cuda_gemm_full_details.csv"},
-                       log),
-                0);
-    }
+    static FreshImports imports;
+    const std::string& store = imports.Store(HasNcu());
+    ASSERT_FALSE(store.empty()) << "today's kscope could not import the fixture's files";
+    fs::copy_file(store, fresh_, fs::copy_options::overwrite_existing);
   }
   [[nodiscard]] bool HasNcu() const { return GetParam() != "v1"; }
 
