@@ -16,6 +16,7 @@
 #include "analysis/timeline/nsys_summaries.h"
 #include "analysis/timeline/ranks.h"
 #include "import/importer.h"
+#include "import/kineto/kineto_importer.h"
 #include "import/ncu_run_check.h"
 #include "util/file_hash.h"
 #include "util/interrupt_note.h"
@@ -42,6 +43,12 @@ class ForeignKeyChecksOff {
  private:
   sql::Db& db_;
 };
+
+// Whether the importer writes a run's timeline (kernels, CUDA calls, ranges), from which the
+// import derives the run's ranks and summaries: an nsys export, a PyTorch profiler trace.
+bool WritesTimeline(const Importer& importer) {
+  return importer.format() == "nsys-sqlite" || importer.format() == kineto::kKinetoFormat;
+}
 
 }  // namespace
 
@@ -97,14 +104,14 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
       if (!id.ok()) return id.error();
       run_id = *id;
     }
-    if (importers[i]->format() == "nsys-sqlite" && !run_has_nsys) {
+    if (WritesTimeline(*importers[i]) && !run_has_nsys) {
       // The files of one call may share a run (their events are summarized together); an
       // earlier call's run already has its summaries.
       auto existing = store.StreamRows(run_id, "kernel");
       if (!existing.ok()) return existing.error();
       if (*existing > 0) {
-        return Error{paths[i], "run " + std::to_string(run_id) + " already has an nsys export",
-                     "import the nsys exports of one run in one call"};
+        return Error{paths[i], "run " + std::to_string(run_id) + " already has a timeline (an nsys export or a trace)",
+                     "import the nsys exports or traces of one run in one call"};
       }
       run_has_nsys = true;
     }
@@ -165,7 +172,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     std::vector<NcuFileOfRun> ncu_files;
     std::vector<size_t> ncu_outcomes;
     for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (outcomes[i].run_id == r && importers[i]->format() != "nsys-sqlite") {
+      if (outcomes[i].run_id == r && !WritesTimeline(*importers[i])) {
         ncu_files.push_back({outcomes[i].path, outcomes[i].source_id});
         ncu_outcomes.push_back(i);
       }
