@@ -53,6 +53,27 @@ inline std::string QuoteTimes(const std::string& text) {
   return out;
 }
 
+// The compact dump of a trace read with QuoteTimes, its times unquoted again: a trace file.
+inline std::string TraceText(const nlohmann::json& trace) {
+  std::string text = trace.dump();
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t key = text.find("\"ts\":\"", at);
+    const size_t dur = text.find("\"dur\":\"", at);
+    size_t len = 6;
+    if (dur < key) key = dur, len = 7;
+    if (key == std::string::npos) break;
+    out.append(text, at, key + len - 1 - at);
+    const size_t close = text.find('"', key + len);
+    out.append(text, key + len, close - key - len);
+    at = close + 1;
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
 inline nlohmann::json ReadTraceJson(const std::string& name) {
   return nlohmann::json::parse(QuoteTimes(ReadGzip(KinetoData(name))));
 }

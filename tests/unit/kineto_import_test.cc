@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "import/import_files.h"
@@ -233,6 +234,88 @@ TEST(KinetoImport, RunManifestFromTheTrace) {
   EXPECT_GT(Count(im.store,
                   "SELECT count(*) FROM nvtx_summary WHERE run_id = ?1 AND range LIKE ':aten::%, sizes = [[%'", im.run),
             0);
+}
+
+}  // namespace
+}  // namespace kscope
+
+namespace kscope {
+namespace {
+
+// A real trace changed by `edit`, written as a file in `dir`.
+std::string EditedTrace(const TempDir& dir, const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+  auto trace = ReadTraceJson(name);
+  edit(trace);
+  const std::string path = dir.path() + "/edited_" + std::to_string(std::rand()) + ".json";
+  std::ofstream(path, std::ios::binary) << testing::TraceText(trace);
+  return path;
+}
+
+int64_t Problems(store::Store& s, int64_t run, const std::string& like) {
+  auto q = s.db().Prepare("SELECT count(*) FROM import_problem WHERE run_id = ?1 AND what LIKE ?2");
+  EXPECT_TRUE(q.ok());
+  q->Bind(1, run).Bind(2, like);
+  return q->Step() ? q->Int(0) : -1;
+}
+
+// The same events in the opposite order import as the same run: kernels, ranges, projections.
+TEST(KinetoImport, EventsOutOfOrderImportAlike) {
+  auto dir = TempDir::Make("kscope_kineto");
+  ASSERT_TRUE(dir.ok());
+  const std::string name = "decoder_train.json.gz";
+  const std::string reversed = EditedTrace(*dir, name, [](nlohmann::json& t) {
+    auto& ev = t.at("traceEvents");
+    std::reverse(ev.begin(), ev.end());
+  });
+  auto a = Import({KinetoData(name)});
+  auto b = Import({reversed});
+  EXPECT_EQ(KernelSums(b.store, b.run), testing::SumsByName(ReadTraceJson(name), "kernel"));
+  for (const std::string table : {"nvtx_summary", "nvtx_projection_summary"}) {
+    const std::string sql = "SELECT range, n, total FROM " + table + " WHERE run_id = ?1";
+    EXPECT_EQ(Summary(a.store, a.run, sql), Summary(b.store, b.run, sql)) << table;
+  }
+}
+
+// Kernels whose launching call the trace lacks (as at the profiler's window edge) are kept,
+// each counted; GPU work that ends after the window closed is counted once.
+TEST(KinetoImport, KernelsWithoutLaunchAndPastTheWindowAreKeptAndCounted) {
+  auto dir = TempDir::Make("kscope_kineto");
+  ASSERT_TRUE(dir.ok());
+  const std::string name = "ddp_train_rank0.json.gz";
+  std::set<int64_t> dropped;  // correlation ids of the first 10 kernels
+  int64_t dropped_ops = 0, past_window = 0;
+  const std::string edited = EditedTrace(*dir, name, [&](nlohmann::json& t) {
+    auto& ev = t.at("traceEvents");
+    int64_t last_start = 0;
+    for (const auto& e : ev) {
+      if (e.value("cat", "") != "kernel") continue;
+      if (dropped.size() < 10) dropped.insert(e.at("args").at("correlation").get<int64_t>());
+      last_start = std::max(last_start, TsNs(e));
+    }
+    nlohmann::json kept = nlohmann::json::array();
+    for (auto& e : ev) {
+      const std::string cat = e.value("cat", "");
+      const bool call = cat == "cuda_runtime" || cat == "cuda_driver";
+      if (call && dropped.count(e.at("args").value("correlation", int64_t{-1})) > 0) continue;
+      if (e.value("name", "") == "Record Window End") e["ts"] = std::to_string(last_start / 1000) + ".000";
+      kept.push_back(e);
+    }
+    ev = kept;
+    for (const auto& e : ev) {
+      const std::string cat = e.value("cat", "");
+      if (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset") continue;
+      dropped_ops += dropped.count(e.at("args").at("correlation").get<int64_t>());
+      past_window += TsNs(e) + DurNs(e) > last_start / 1000 * 1000 ? 1 : 0;
+    }
+  });
+  auto im = Import({edited});
+  EXPECT_EQ(KernelSums(im.store, im.run), testing::SumsByName(ReadTraceJson(name), "kernel"));
+  EXPECT_GE(dropped_ops, 10);
+  EXPECT_EQ(Problems(im.store, im.run, "GPU operation without its launching CUDA call%"), dropped_ops);
+  ASSERT_GT(past_window, 0);
+  EXPECT_EQ(Problems(im.store, im.run,
+                     std::to_string(past_window) + " GPU operations end after the profiler's window closed%"),
+            1);
 }
 
 }  // namespace

@@ -256,6 +256,11 @@ Status ReadTrace(TraceInput& input, TraceSink& sink) {
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag |
                               rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
   const rapidjson::ParseResult ok = reader.Parse<kFlags>(input, handler);
+  // Corrupt deflate data can inflate to text before zlib notices: when the JSON fails in a
+  // gzip file, the rest is inflated too, so that a damaged gzip stream is named as such.
+  if (!ok && input.gzip()) {
+    while (input.error().empty() && !input.at_end()) input.Take();
+  }
   if (!input.error().empty()) return Error{"", input.error(), "copy the trace again; check it with gzip -t"};
   if (!handler.sink_status.ok()) return handler.sink_status;
   const std::string not_trace = "not a PyTorch profiler (Kineto) trace: ";

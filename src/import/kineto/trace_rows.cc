@@ -53,8 +53,9 @@ std::optional<CopyKind> CopyKindOf(std::string_view name) {
 std::string OpRangeText(const TraceEvent& e) {
   std::string text = e.name;
   if (const auto& seq = e.arg(Arg::kSequence); !seq.empty()) text += ", seq = " + seq;
-  const auto& id = e.arg(Arg::kExternalId);
-  text += ", op_id = " + (id.empty() ? std::string("0") : id);
+  // op_id marks the text as an op range; the trace's External id would make every op's
+  // text a string of its own (hundreds of thousands in a long trace), so it is left out.
+  text += ", op_id = 0";
   if (const auto& dims = e.arg(Arg::kInputDims); !dims.empty()) text += ", sizes = " + dims;
   return text;
 }

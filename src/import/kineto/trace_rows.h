@@ -34,7 +34,8 @@ struct CopyKind {
 std::optional<CopyKind> CopyKindOf(std::string_view name);
 
 // A CPU op as PyTorch's emit_nvtx names its range, which kscope's op analysis reads
-// (analysis/stages/torch_ops.h): "aten::mm, seq = 12, op_id = 40, sizes = [[2, 4], [4, 8]]".
+// (analysis/stages/torch_ops.h): "aten::mm, seq = 12, op_id = 0, sizes = [[2, 4], [4, 8]]"
+// (seq: the autograd sequence number, which ties a backward op to its forward op).
 std::string OpRangeText(const TraceEvent& e);
 
 // A record_function range's text: "ProfilerStep#7" is one iteration of the stage

@@ -219,8 +219,7 @@ Status TraceToStore::OnRange(const TraceEvent& e, Span t, std::string_view text)
   row[n::kEnd] = t.end;
   row[n::kEventType] = n::kPushPop;
   row[n::kText] = *id;
-  row[n::kGlobalTid] = tid;
-  row[n::kEndGlobalTid] = tid;
+  row[n::kGlobalTid] = tid;  // kEndGlobalTid stays NULL: a range closed on its own thread, as nsys writes push/pop
   ranges_.push_back(row);
   return Status::Ok();
 }
