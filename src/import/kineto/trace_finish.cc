@@ -17,7 +17,8 @@ using store::kNull;
 Result<ImportResult> TraceToStore::Finish() {
   if (!host_pid_ && !pending_gpu_.empty()) {  // no CPU event named the process: it stays unnamed
     host_pid_ = 0;
-    auto pending = std::move(pending_gpu_);
+    std::vector<TraceEvent> pending;
+    pending.swap(pending_gpu_);
     for (const TraceEvent& g : pending) KSCOPE_RETURN_IF_ERROR(OnEvent(g));
   }
   const int64_t kernels = kernels_.rows();

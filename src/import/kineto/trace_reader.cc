@@ -65,7 +65,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool OpenInTop(bool object);
   bool OpenCapture(std::string& into);
   void AppendCaptured(std::string_view text);
-  bool Check(Status st) {
+  bool Check(const Status& st) {
     if (!st.ok()) sink_status = st;
     return st.ok();
   }

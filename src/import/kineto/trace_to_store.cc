@@ -106,7 +106,8 @@ Status TraceToStore::OnEvent(const TraceEvent& e) {
   if (!pid || !tid) return Problem(e, "pid or tid is not a number");
   if (!host_pid_) {
     host_pid_ = *pid;
-    auto pending = std::move(pending_gpu_);
+    std::vector<TraceEvent> pending;
+    pending.swap(pending_gpu_);
     for (const TraceEvent& g : pending) KSCOPE_RETURN_IF_ERROR(OnEvent(g));
   }
   if (kind == EventKind::kCudaCall) return OnCudaCall(e, *t);
