@@ -12,6 +12,7 @@
 #include "import/import_files.h"
 #include "import/kineto/trace_time.h"
 #include "kineto_support.h"
+#include "report/run_report.h"
 #include "test_support.h"
 #include "util/temp_dir.h"
 
@@ -316,6 +317,39 @@ TEST(KinetoImport, KernelsWithoutLaunchAndPastTheWindowAreKeptAndCounted) {
   EXPECT_EQ(Problems(im.store, im.run,
                      std::to_string(past_window) + " GPU operations end after the profiler's window closed%"),
             1);
+}
+
+}  // namespace
+}  // namespace kscope
+
+namespace kscope {
+namespace {
+
+// kscope report on the DDP job's two traces as one run: its totals are the traces' kernels,
+// ProfilerStep is one stage whose instances are both ranks' iterations, and the run has two
+// ranks. The sums are the traces' own.
+TEST(KinetoImport, ReportReadsTheTraceRun) {
+  auto im = Import({KinetoData("ddp_train_rank0.json.gz"), KinetoData("ddp_train_rank1.json.gz")});
+  Sum kernels, steps;
+  for (const std::string rank : {"0", "1"}) {
+    auto trace = ReadTraceJson("ddp_train_rank" + rank + ".json.gz");
+    for (const auto& [name, s] : testing::SumsByName(trace, "kernel")) kernels.n += s.n, kernels.total += s.total;
+    for (const auto& [name, s] : testing::SumsByName(trace, "user_annotation")) {
+      if (name.starts_with("ProfilerStep#")) steps.n += s.n, steps.total += s.total;
+    }
+  }
+  auto r = report::BuildRunReport(im.store, im.run, config::Config{});
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  EXPECT_EQ(r->run.manifest.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r->run.source, "PyTorch profiler trace");  // report.json's run.source; nsys runs have none
+  EXPECT_EQ(r->summary.kernels, kernels.n);
+  EXPECT_EQ(r->summary.kernel_ns, kernels.total);
+  auto step = std::find_if(r->stages.begin(), r->stages.end(), [](const auto& s) { return s.text == "ProfilerStep"; });
+  ASSERT_NE(step, r->stages.end());
+  EXPECT_EQ(step->instances, steps.n);
+  EXPECT_EQ(step->instances, 4);  // two active steps on each of two ranks
+  EXPECT_EQ(step->range_ns, steps.total);
+  EXPECT_EQ(r->ranks.size(), 2u);
 }
 
 }  // namespace
