@@ -61,3 +61,4 @@ done
 printf '\x01\x00\x00\x00\x00\x00\x00\x00\x80\xff\xff\xff\xff\xff\xff\xff\x7f\x2a\x00\x00\x00\x00\x00\x00\x00' \
   >"$out/round_trip_extremes"
 ls -l fuzz/corpus/*/
+python3 fuzz/make_kineto_corpus.py  # kineto_trace_fuzzer: slices of a real trace

@@ -8,11 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-30}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target nsys_import_fuzzer column_codec_fuzzer ncu_csv_fuzzer ncu_rep_fuzzer kernel_name_fuzzer
+cmake --build --preset fuzz --target nsys_import_fuzzer column_codec_fuzzer ncu_csv_fuzzer ncu_rep_fuzzer kernel_name_fuzzer \
+  kineto_trace_fuzzer
 
 # target:max_len. Exports: above the largest seed (72 KiB); column blobs: a few chunks' worth;
-# kernel names: well above the longest in the devset (1.1 KiB); reports: above the first-launch seed (93 KiB).
-for spec in nsys_import_fuzzer:81920 column_codec_fuzzer:4096 ncu_csv_fuzzer:16384 ncu_rep_fuzzer:131072 kernel_name_fuzzer:4096; do
+# kernel names: well above the longest in the devset (1.1 KiB); reports: above the first-launch seed (93 KiB);
+# traces: above the largest seed (a 24 KiB slice of a real trace).
+for spec in nsys_import_fuzzer:81920 column_codec_fuzzer:4096 ncu_csv_fuzzer:16384 ncu_rep_fuzzer:131072 \
+  kernel_name_fuzzer:4096 kineto_trace_fuzzer:32768; do
   target=${spec%%:*}
   max_len=${spec##*:}
   # New inputs go to a scratch corpus under build/; the committed seeds stay as they are.

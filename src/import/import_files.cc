@@ -13,6 +13,7 @@
 
 #include "import/derive_run.h"
 #include "import/importer.h"
+#include "import/kineto/kineto_importer.h"
 #include "util/file_hash.h"
 #include "util/interrupt_note.h"
 
@@ -70,7 +71,13 @@ class ImportCall {
   }
 
  private:
-  [[nodiscard]] bool IsNsys(size_t i) const { return importers_[i]->format() == "nsys-sqlite"; }
+  // Whether file i's importer writes a run's timeline (kernels, CUDA calls, ranges), from
+  // which the derivation step makes the run's ranks and summaries: an nsys export, a PyTorch
+  // profiler trace.
+  [[nodiscard]] bool WritesTimeline(size_t i) const {
+    const auto format = importers_[i]->format();
+    return format == "nsys-sqlite" || format == kineto::kKinetoFormat;
+  }
 
   // The run file `i` goes into: the one asked for, the call's one run, or a new one per file.
   Status EnterRun(size_t i) {
@@ -84,14 +91,14 @@ class ImportCall {
       if (!id.ok()) return id.error();
       run_id_ = *id;
     }
-    if (IsNsys(i) && !run_has_nsys_) {
+    if (WritesTimeline(i) && !run_has_nsys_) {
       // The files of one call may share a run (their events are summarized together); an
       // earlier call's run already has its summaries.
       auto existing = store_.StreamRows(run_id_, "kernel");
       if (!existing.ok()) return existing.error();
       if (*existing > 0) {
-        return Error{paths_[i], "run " + std::to_string(run_id_) + " already has an nsys export",
-                     "import the nsys exports of one run in one call"};
+        return Error{paths_[i], "run " + std::to_string(run_id_) + " already has a timeline (an nsys export or a trace)",
+                     "import the nsys exports or traces of one run in one call"};
       }
       run_has_nsys_ = true;
     }
@@ -136,7 +143,7 @@ class ImportCall {
     run.refuse_unrelated_ncu = options_.refuse_unrelated_ncu;
     std::vector<size_t> ncu;  // the run's ncu files, by outcome
     for (size_t i = first; i < outcomes_.size(); ++i) {
-      if (IsNsys(i)) continue;
+      if (WritesTimeline(i)) continue;
       run.ncu.push_back({{outcomes_[i].path, outcomes_[i].source_id}, PlanOf(outcomes_[i].path)});
       ncu.push_back(i);
     }

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "import/importer.h"
+#include "import/kineto/kineto_importer.h"
 #include "import/ncu/csv_records.h"
 #include "import/ncu/details_csv_importer.h"
 #include "import/ncu/raw_csv_importer.h"
@@ -82,6 +83,13 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shar
                                       5) == 0) {
     return Error{path, "an xz-compressed file", "decompress it first: xz -dk " + path};
   }
+  std::string gzip_problem;
+  if (kineto::LooksLikeKinetoTrace(path, &gzip_problem)) {
+    return std::unique_ptr<Importer>(std::make_unique<kineto::KinetoTraceImporter>());
+  }
+  if (!gzip_problem.empty()) {
+    return Error{path, "a gzip file that does not inflate: " + gzip_problem, "copy it again; check it with gzip -t"};
+  }
   switch (SniffNcuCsv(path)) {
     case NcuPage::kRaw: return std::unique_ptr<Importer>(std::make_unique<ncu::NcuRawCsvImporter>());
     case NcuPage::kDetails: return std::unique_ptr<Importer>(std::make_unique<ncu::NcuDetailsCsvImporter>());
@@ -91,7 +99,9 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shar
     return Error{path, "an nsys report file, not its SQLite export",
                  "export it first: nsys export --type sqlite -o FILE.sqlite " + path};
   }
-  return Error{path, "not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages)",
+  return Error{path,
+               "not a format kscope imports (an nsys SQLite export, a PyTorch profiler trace, an ncu report or its "
+               "CSV pages)",
                "export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu --import "
                "REPORT.ncu-rep --page raw --csv > FILE.csv"};
 }

@@ -33,6 +33,7 @@ std::vector<std::pair<std::string, std::string>> RunFacts(const RunPart& run) {
                                                         {"Data type", OptionalText(m.dtype)},
                                                         {"Batch", OptionalText(m.batch)},
                                                         {"Tokens", OptionalText(m.tokens)},
+                                                        {"Source", run.source.value_or("")},
                                                         {"GPU", OptionalText(m.gpu)},
                                                         {"Driver", OptionalText(m.driver)},
                                                         {"CUDA", OptionalText(m.cuda_version)},

@@ -198,6 +198,7 @@ std::string Header(const RunReport& r) {
   if (m.batch) details += (details.empty() ? "" : ", ") + fmt::format("batch {}", static_cast<double>(*m.batch));
   if (!details.empty()) what += " (" + details + ")";
   if (m.gpu) what += " on " + *m.gpu;
+  if (r.run.source) what += ", from a " + *r.run.source;
   return what;
 }
 

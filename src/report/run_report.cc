@@ -19,6 +19,15 @@ RunPart Run(const store::RunInfo& run, const store::RunInfo& timeline) {
   return p;
 }
 
+// What the timeline run's events came from, when it is not an nsys export.
+Result<std::optional<std::string>> SourceOf(store::Store& store, int64_t timeline_run) {
+  auto q = store.db().Prepare("SELECT 1 FROM source_file WHERE run_id = ?1 AND format = 'kineto-trace' LIMIT 1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, timeline_run);
+  if (q->Step()) return std::optional<std::string>("PyTorch profiler trace");
+  return std::optional<std::string>();
+}
+
 TimelinePart Timeline(analysis::TimelineDiagnosis whole) {
   TimelinePart p;
   p.start_ns = whole.windows.empty() ? 0 : whole.windows.front().start;
@@ -69,6 +78,9 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const anal
 
   RunReport r;
   r.run = Run(*run, *tl_info);
+  auto source = SourceOf(store, *timeline_run);
+  if (!source.ok()) return source.error();
+  r.run.source = *source;
   if (*timeline_run != run_id) {
     r.notes.push_back("the timeline, stages and kernel times are those of run " + std::to_string(*timeline_run) +
                       ", the discovery run whose launches this run profiled");

@@ -41,6 +41,9 @@ struct RunPart {
   std::string status;
   std::string imported_at;
   int64_t timeline_run = 0;  // the run whose nsys data the report reads (TimelineRun)
+  // "PyTorch profiler trace" when that run's timeline came from Kineto traces (its source
+  // files' format, kineto-trace); unset for an nsys export.
+  std::optional<std::string> source;
 };
 
 // The run's totals: the whole timeline's and the ncu launches'.

@@ -17,23 +17,25 @@ json NonEmpty(const std::string& s) { return s.empty() ? json() : json(s); }
 
 json RunJson(const RunPart& r) {
   const auto& m = r.manifest;
-  return {{"id", r.id},
-          {"label", Text(m.label)},
-          {"model", Text(m.model)},
-          {"dtype", Text(m.dtype)},
-          {"batch", Int(m.batch)},
-          {"tokens", Int(m.tokens)},
-          {"gpu", Text(m.gpu)},
-          {"driver", Text(m.driver)},
-          {"cuda_version", Text(m.cuda_version)},
-          {"nsys_export_version", Text(m.nsys_export_version)},
-          {"nsys_tool_version", Text(m.nsys_tool_version)},
-          {"ncu_version", Text(m.ncu_version)},
-          {"command", Text(m.command)},
-          {"status", r.status},
-          {"imported_at", r.imported_at},
-          {"tags", m.tags},
-          {"timeline_run", r.timeline_run}};
+  json j = {{"id", r.id},
+            {"label", Text(m.label)},
+            {"model", Text(m.model)},
+            {"dtype", Text(m.dtype)},
+            {"batch", Int(m.batch)},
+            {"tokens", Int(m.tokens)},
+            {"gpu", Text(m.gpu)},
+            {"driver", Text(m.driver)},
+            {"cuda_version", Text(m.cuda_version)},
+            {"nsys_export_version", Text(m.nsys_export_version)},
+            {"nsys_tool_version", Text(m.nsys_tool_version)},
+            {"ncu_version", Text(m.ncu_version)},
+            {"command", Text(m.command)},
+            {"status", r.status},
+            {"imported_at", r.imported_at},
+            {"tags", m.tags},
+            {"timeline_run", r.timeline_run}};
+  if (r.source) j["source"] = *r.source;  // only for a run that came from a trace
+  return j;
 }
 
 json SummaryJson(const SummaryPart& s) {

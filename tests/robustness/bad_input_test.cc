@@ -101,8 +101,9 @@ TEST_F(BadInput, CsvFile) {
   const std::string p = Path("kernels.csv");
   WriteBytes(p, "Time (%),Total Time (ns),Instances,Name\n64.7,506297,8,saxpy\n");
   ExpectRejected(p, "kscope: error: " + p +
-                        ": not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages); export "
-                        "one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu --import "
+                        ": not a format kscope imports (an nsys SQLite export, a PyTorch profiler trace, an ncu report "
+                        "or its CSV pages); export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, "
+                        "or ncu --import "
                         "REPORT.ncu-rep --page raw --csv > FILE.csv");
 }
 
@@ -113,8 +114,9 @@ TEST_F(BadInput, RandomBinary) {
   for (char& c : bytes) c = static_cast<char>(gen() & 0xff);
   WriteBytes(p, bytes);
   ExpectRejected(p, "kscope: error: " + p +
-                        ": not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages); export "
-                        "one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu --import "
+                        ": not a format kscope imports (an nsys SQLite export, a PyTorch profiler trace, an ncu report "
+                        "or its CSV pages); export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, "
+                        "or ncu --import "
                         "REPORT.ncu-rep --page raw --csv > FILE.csv");
 }
 

@@ -140,10 +140,11 @@ TEST_F(NcuRepBadInput, NewerVersion) {
 
 TEST_F(NcuRepBadInput, NotAReport) {
   const std::string p = Write("text.ncu-rep", "this is a text file, not a report\n");
-  ExpectRejected(p, "kscope: error: " + p +
-                        ": not a format kscope imports (an nsys SQLite export, an ncu report or its CSV pages); "
-                        "export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu "
-                        "--import REPORT.ncu-rep --page raw --csv > FILE.csv");
+  ExpectRejected(
+      p, "kscope: error: " + p +
+             ": not a format kscope imports (an nsys SQLite export, a PyTorch profiler trace, an ncu report "
+             "or its CSV pages); export one with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, or ncu "
+             "--import REPORT.ncu-rep --page raw --csv > FILE.csv");
 }
 
 // The signature alone: nothing after it.

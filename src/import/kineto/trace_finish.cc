@@ -1,0 +1,171 @@
+// The end of one trace's import (TraceToStore::Finish): what needs the whole file.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "analysis/stages/nvtx_nesting.h"
+#include "analysis/timeline/launch_index.h"
+#include "import/kineto/trace_to_store.h"
+
+namespace kscope::import::kineto {
+
+namespace {
+using store::kNull;
+}  // namespace
+
+Result<ImportResult> TraceToStore::Finish() {
+  if (!host_pid_ && !pending_gpu_.empty()) {  // no CPU event named the process: it stays unnamed
+    host_pid_ = 0;
+    std::vector<TraceEvent> pending;
+    pending.swap(pending_gpu_);
+    for (const TraceEvent& g : pending) KSCOPE_RETURN_IF_ERROR(OnEvent(g));
+  }
+  const int64_t kernels = kernels_.rows();
+  if (kernels == 0 && !target_.allow_no_kernels) {
+    return Error{path_, "trace without any GPU kernel (recorded without CUDA activity, or outside its window)",
+                 "record with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])"};
+  }
+  for (auto* w : {&kernels_, &memops_, &api_}) {
+    rows_read_ += w->rows();
+    KSCOPE_RETURN_IF_ERROR(w->Finish());
+  }
+  KSCOPE_RETURN_IF_ERROR(WriteRanges());
+  LinkLaunches();
+  KSCOPE_RETURN_IF_ERROR(CountUnlaunched());
+  KSCOPE_RETURN_IF_ERROR(WriteThreadNames());
+  for (const auto& [category, count] : unknown_categories_) {
+    TraceEvent e;
+    e.cat = category;
+    KSCOPE_RETURN_IF_ERROR(
+        Problem(e, fmt::format("{} events of a category kscope does not read (left out)", count), false));
+  }
+  ImportResult result;
+  result.format_version = schema_version_.empty() ? "kineto" : "kineto schema " + schema_version_;
+  result.rows_read = rows_read_;
+  result.rows_skipped = rows_skipped_;
+  result.learned = Learned();
+  return result;
+}
+
+// Ranges in start order (a trace need not be), nested on their thread, written and added to
+// the run's facts after its earlier files' ranges.
+Status TraceToStore::WriteRanges() {
+  namespace n = store::nvtx;
+  std::stable_sort(ranges_.begin(), ranges_.end(),
+                   [](const auto& a, const auto& b) { return a[n::kStart] < b[n::kStart]; });
+  std::vector<analysis::NvtxInterval> intervals;
+  intervals.reserve(ranges_.size());
+  for (const auto& r : ranges_) intervals.push_back({r[n::kStart], r[n::kEnd], r[n::kGlobalTid], true});
+  const analysis::NvtxNesting nesting = analysis::ComputeNvtxNesting(intervals);
+  intervals = {};
+  store::EventWriter out(target_.store.db(), target_.run_id, store::kNvtxStream);
+  auto& f = target_.facts.nvtx;
+  const auto base = static_cast<int64_t>(nvtx_base_);
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    auto& r = ranges_[i];
+    r[n::kParent] = nesting.parent[i] < 0 ? kNull : base + nesting.parent[i];
+    r[n::kDepth] = nesting.depth[i] < 0 ? kNull : nesting.depth[i];
+    KSCOPE_RETURN_IF_ERROR(out.Append(r));
+    f.start.push_back(r[n::kStart]);
+    f.end.push_back(r[n::kEnd]);
+    f.event_type.push_back(r[n::kEventType]);
+    f.domain.push_back(r[n::kDomain]);
+    f.text.push_back(r[n::kText]);
+    f.global_tid.push_back(r[n::kGlobalTid]);
+    f.end_global_tid.push_back(r[n::kEndGlobalTid]);
+    f.parent.push_back(r[n::kParent]);
+    f.depth.push_back(r[n::kDepth]);
+  }
+  rows_read_ += out.rows();
+  ranges_ = {};
+  return out.Finish();
+}
+
+// Each GPU operation of this file to its launching CUDA call (same process and correlation
+// id) and the ranges around that call, as the nsys importer links them.
+void TraceToStore::LinkLaunches() {
+  auto& f = target_.facts;
+  std::vector<int64_t> kernel_pid(kernel_base_, kNull);  // earlier files' operations stay unlinked
+  kernel_pid.insert(kernel_pid.end(), kernel_pid_.begin(), kernel_pid_.end());
+  std::vector<int64_t> memop_pid(memop_base_, kNull);
+  memop_pid.insert(memop_pid.end(), memop_pid_.begin(), memop_pid_.end());
+  const analysis::OpIndex ops(kernel_pid, f.kernels.correlation, memop_pid, f.memops.correlation);
+  const analysis::CallRanges ranges(f.nvtx, analysis::OpenRangeEnd(f.nvtx));
+  launched_.assign(kernel_pid.size() + memop_pid.size(), false);
+  std::vector<int32_t> scratch;
+  const ApiLinks& a = api_links_;
+  for (size_t i = 0; i < a.start.size(); ++i) {
+    std::optional<uint32_t> thread;
+    analysis::LinkCall(
+        ops, ranges, a.global_tid[i], a.correlation[i], a.start[i], a.end[i], scratch, [&](uint32_t op, int32_t r) {
+          if (!thread) thread = analysis::ThreadIndex(f.threads, a.global_tid[i]);
+          const uint32_t id =
+              op < ops.kernels() ? op : analysis::NsysFacts::kMemop | static_cast<uint32_t>(op - ops.kernels());
+          f.launches.push_back({id, r, *thread});
+          launched_[op] = true;
+        });
+  }
+  api_links_ = {};
+}
+
+// GPU operations whose launching call the trace lacks (launched before the profiler's window
+// opened, or a call it did not record) are kept and counted; so are operations that end after
+// the window closed.
+Status TraceToStore::CountUnlaunched() {
+  const auto& f = target_.facts;
+  const size_t kernels = f.kernels.start.size();
+  for (size_t op = 0; op < launched_.size(); ++op) {
+    const bool kernel = op < kernels;
+    if (kernel ? op < kernel_base_ : op - kernels < memop_base_) continue;
+    const int64_t end = kernel ? f.kernels.end[op] : f.memops.end[op - kernels];
+    if (window_end_ && end > *window_end_) ++past_window_;
+    if (launched_[op]) continue;
+    ++unlaunched_;
+    TraceEvent e;
+    e.cat = kernel ? "kernel" : "gpu_memcpy/gpu_memset";
+    e.ts = std::to_string(kernel ? f.kernels.start[op] : f.memops.start[op - kernels]) + "ns";
+    e.dur = "correlation " + std::to_string(kernel ? f.kernels.correlation[op] : f.memops.correlation[op - kernels]);
+    KSCOPE_RETURN_IF_ERROR(Problem(e, "GPU operation without its launching CUDA call in the trace (kept)", false));
+  }
+  if (past_window_ > 0) {
+    TraceEvent e;
+    e.name = "Record Window End";
+    KSCOPE_RETURN_IF_ERROR(Problem(
+        e, fmt::format("{} GPU operations end after the profiler's window closed (kept)", past_window_), false));
+  }
+  launched_ = {};
+  return Status::Ok();
+}
+
+Status TraceToStore::WriteThreadNames() {
+  auto insert = target_.store.db().Prepare(
+      "INSERT OR REPLACE INTO thread_name (run_id, global_tid, name_id) VALUES (?1, ?2, ?3)");
+  if (!insert.ok()) return insert.error();
+  for (const auto& [key, name] : thread_names_) {
+    if (!host_pid_ || (key >> 24) != *host_pid_) continue;  // the GPUs' rows (streams) are not threads
+    auto id = Intern(name);
+    if (!id.ok()) return id.error();
+    const int64_t tid = GlobalTid(HostPid(), key & 0xFFFFFF);
+    KSCOPE_RETURN_IF_ERROR(insert->Bind(1, target_.run_id).Bind(2, tid).Bind(3, *id).Run());
+  }
+  return Status::Ok();
+}
+
+// The GPU most kernels ran on names the run's GPU; the CUDA runtime its version. (The
+// trace's cuda_driver_version is the driver's CUDA API version, not the driver's own, which
+// the run's `driver` means: left out.)
+store::Manifest TraceToStore::Learned() const {
+  store::Manifest m;
+  std::optional<int64_t> device;
+  int64_t most = 0;
+  for (const auto& [d, n] : kernels_per_device_) {
+    if (n > most) most = n, device = d;
+  }
+  auto it = device ? devices_.find(*device) : devices_.begin();
+  if (it != devices_.end() && !it->second.name.empty()) m.gpu = it->second.name;
+  if (runtime_) m.cuda_version = CudaVersionText(*runtime_);
+  return m;
+}
+
+}  // namespace kscope::import::kineto

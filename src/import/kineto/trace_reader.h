@@ -1,0 +1,73 @@
+// Reads a Kineto trace (torch.profiler's export_chrome_trace, Chrome trace event JSON) as a
+// stream of SAX events, with no document tree: each trace event is handed to a sink as soon
+// as its object closes, and only the fields kscope uses are kept (the rest of `args` is
+// skipped as it streams by). Bytes that are not UTF-8, a cut file and corrupt gzip data are
+// errors, with the byte where they were found.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "import/kineto/trace_input.h"
+#include "util/status.h"
+
+namespace kscope::import::kineto {
+
+// The arguments of a trace event that kscope reads; each holds the value's JSON text
+// (numbers as written, strings unquoted, arrays as "[[2, 1024], []]"); empty when absent.
+enum class Arg : uint8_t {
+  kCorrelation,  // "correlation": links a CUDA call to its GPU operations
+  kExternalId,   // "External id": links an op to the CUDA calls and kernels it made
+  kDevice,       // "device"
+  kContext,      // "context"
+  kStream,       // "stream"
+  kBytes,        // "bytes" (copies, sets)
+  kRegisters,    // "registers per thread"
+  kSequence,     // "Sequence number" (autograd)
+  kName,         // "name" (metadata events: thread_name, process_name)
+  kInputDims,    // "Input Dims" (record_shapes=True)
+  kGrid,         // "grid" [x, y, z]
+  kBlock,        // "block" [x, y, z]
+  kCount
+};
+
+struct TraceEvent {
+  std::string ph, cat, name;
+  std::string pid, tid;  // as written: numbers, or strings for the profiler's own rows
+  std::string ts, dur;   // number text; empty when absent
+  std::array<std::string, static_cast<size_t>(Arg::kCount)> args;
+  size_t offset = 0;  // where the event's object ended in the (inflated) text
+
+  [[nodiscard]] const std::string& arg(Arg a) const { return args[static_cast<size_t>(a)]; }
+};
+
+// One entry of the trace's deviceProperties.
+struct DeviceProperty {
+  std::optional<int64_t> id, total_memory, compute_major, compute_minor, sms;
+  std::string name;
+};
+
+// The trace's distributedInfo (torch.distributed jobs).
+struct DistributedInfo {
+  std::optional<int64_t> rank, world_size;
+  std::string backend, nccl_version;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // A top-level scalar ("schemaVersion", "displayTimeUnit", "cuda_driver_version", ...).
+  virtual Status OnTopLevel(std::string_view key, std::string_view value) = 0;
+  virtual Status OnDevice(const DeviceProperty& device) = 0;
+  virtual Status OnDistributed(const DistributedInfo& info) = 0;
+  virtual Status OnEvent(const TraceEvent& event) = 0;
+};
+
+// Streams the whole trace into `sink`. An error names what is wrong and where (a byte offset
+// of the JSON text); the sink's own errors come back as they are.
+Status ReadTrace(TraceInput& input, TraceSink& sink);
+
+}  // namespace kscope::import::kineto

@@ -1,0 +1,85 @@
+// Writes one Kineto trace's events into a run as they stream by (kernels, copies and sets,
+// CUDA calls through the store's event writers), holding only what the end of the file
+// needs: the CUDA calls' links (time span, thread, correlation id), the ranges to nest (CPU
+// ops and record_function ranges), thread names. Finish() then nests and writes the ranges,
+// links each GPU operation to its launching call and the ranges around it (as the nsys
+// importer does, into the run's facts), and counts what the trace lacks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "import/importer.h"
+#include "import/kineto/trace_reader.h"
+#include "import/kineto/trace_rows.h"
+#include "import/kineto/trace_time.h"
+#include "store/event_writer.h"
+
+namespace kscope::import::kineto {
+
+class TraceToStore final : public TraceSink {
+ public:
+  TraceToStore(const std::string& path, const ImportTarget& target);
+
+  Status OnTopLevel(std::string_view key, std::string_view value) override;
+  Status OnDevice(const DeviceProperty& device) override;
+  Status OnDistributed(const DistributedInfo& info) override;
+  Status OnEvent(const TraceEvent& e) override;
+
+  // After the last event: the ranges, the links, the problems; what the trace says of the run.
+  Result<ImportResult> Finish();
+
+ private:
+  struct ApiLinks {  // per CUDA call, what linking it needs
+    std::vector<int64_t> start, end, global_tid, correlation;
+  };
+  struct Span {
+    int64_t start, end;
+  };
+
+  Status OnKernel(const TraceEvent& e, Span t);
+  Status OnMemop(const TraceEvent& e, Span t, bool memset);
+  Status OnCudaCall(const TraceEvent& e, Span t);
+  Status OnRange(const TraceEvent& e, Span t, std::string_view text);
+  Status OnMetadata(const TraceEvent& e);
+  Status OnGpuEvent(const TraceEvent& e, Span t);
+  Status Problem(const TraceEvent& e, std::string_view what, bool skipped = true);
+  Result<int64_t> Intern(std::string_view s);
+  std::optional<Span> TimesOf(const TraceEvent& e);
+  std::optional<int64_t> PidOf(const TraceEvent& e) const;
+  int64_t HostPid() const { return GlobalPid(host_pid_.value_or(0), rank_); }
+  Status WriteRanges();
+  void LinkLaunches();
+  Status CountUnlaunched();
+  Status WriteThreadNames();
+  store::Manifest Learned() const;
+
+  const std::string& path_;
+  const ImportTarget& target_;
+  TimeUnit unit_ = TimeUnit::kMicroseconds;
+  bool saw_timed_event_ = false;
+  std::optional<int64_t> host_pid_, rank_, world_size_, driver_, runtime_;
+  std::string schema_version_;
+  std::map<int64_t, DeviceProperty> devices_;
+  std::map<int64_t, int64_t> kernels_per_device_;
+  store::EventWriter kernels_, memops_, api_;
+  std::vector<TraceEvent> pending_gpu_;  // GPU events before the first CPU event named the process
+  // This file's part of the run's facts starts here (earlier files of the run come first).
+  size_t kernel_base_, memop_base_, nvtx_base_;
+  std::vector<int64_t> kernel_pid_, memop_pid_;  // this file's operations' processes
+  ApiLinks api_links_;
+  std::vector<std::array<int64_t, store::nvtx::kCount>> ranges_;
+  std::map<int64_t, std::string> thread_names_;  // global tid -> name
+  std::unordered_map<std::string, int64_t> strings_;
+  std::map<std::string, int64_t> unknown_categories_;  // category -> events
+  std::vector<bool> launched_;                         // per operation of the run: linked to its call
+  int64_t rows_read_ = 0, rows_skipped_ = 0, problems_ = 0, unlaunched_ = 0, past_window_ = 0;
+  std::optional<int64_t> window_end_;  // the profiler's "Record Window End"
+};
+
+}  // namespace kscope::import::kineto
