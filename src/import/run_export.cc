@@ -1,11 +1,14 @@
 #include "import/run_export.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "import/run_copy.h"
+#include "store/migrate.h"
 #include "store/schema.h"
 #include "util/atomic_file.h"
 #include "util/file_hash.h"
@@ -85,8 +88,33 @@ Result<json> CopySourceFiles(store::Store& store, int64_t run, const fs::path& i
   return files;
 }
 
+// Where the copy reads the store from: the store itself, or, for a user who may not write it or
+// its folder (SQLite then cannot open its -shm beside it), a private copy of it made through the
+// reader's own connection.
+class ReadableSource {
+ public:
+  static Result<ReadableSource> Of(store::Store& store) {
+    const std::string path = store.db().path();
+    const std::string folder = fs::absolute(path).parent_path().string();
+    if (::access(path.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0) return ReadableSource(path);
+    auto dir = TempDir::Make("kscope-export-");
+    if (!dir.ok()) return dir.error();
+    ReadableSource source(dir->path() + "/store.db");
+    KSCOPE_RETURN_IF_ERROR(store::CopyDatabase(store.db(), source.path_));
+    source.dir_.emplace(std::move(dir).value());
+    return source;
+  }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  explicit ReadableSource(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+  std::optional<TempDir> dir_;
+};
+
 // The run's rows alone in a store of their own, under the run's own id.
-Status WriteRows(store::Store& store, int64_t run, const std::set<int64_t>& exported, const fs::path& into) {
+Status WriteRows(store::Store& store, const std::string& source, int64_t run, const std::set<int64_t>& exported,
+                 const fs::path& into) {
   auto rows = store::Store::Open((into / kRowsFile).string(), sql::OpenMode::kCreate);
   if (!rows.ok()) return rows.error();
   RunCopyOptions options;
@@ -95,20 +123,20 @@ Status WriteRows(store::Store& store, int64_t run, const std::set<int64_t>& expo
   options.refuse_duplicates = false;
   for (int64_t r : exported) options.earlier_runs[r] = r;  // links to runs exported beside it stay
   options.earlier_runs.erase(run);
-  auto copied = CopyRuns(*rows, store.db().path(), store.db().path(), options);
+  auto copied = CopyRuns(*rows, source, store.db().path(), options);
   if (!copied.ok()) return copied.error();
   return rows->db().Exec("PRAGMA journal_mode=DELETE");  // one file, nothing beside it
 }
 
-Result<ExportedRun> ExportOne(store::Store& store, int64_t run, const std::set<int64_t>& exported,
-                              const ExportOptions& options) {
+Result<ExportedRun> ExportOne(store::Store& store, const std::string& source, int64_t run,
+                              const std::set<int64_t>& exported, const ExportOptions& options) {
   ExportedRun out;
   out.run_id = run;
   out.dir = (fs::path(options.out_dir) / std::to_string(run)).string();
   auto staging = TempDir::MakeIn(options.out_dir, fmt::format(".{}.kscope-", run));
   if (!staging.ok()) return staging.error();
   const fs::path into = staging->path();
-  KSCOPE_RETURN_IF_ERROR(WriteRows(store, run, exported, into));
+  KSCOPE_RETURN_IF_ERROR(WriteRows(store, source, run, exported, into));
   json files = json::array();
   if (options.with_files) {
     auto copied = CopySourceFiles(store, run, into, out);
@@ -154,9 +182,11 @@ Result<std::vector<ExportedRun>> ExportRuns(store::Store& store, const ExportOpt
                    "export into another folder, or remove it first"};
     }
   }
+  auto source = ReadableSource::Of(store);
+  if (!source.ok()) return source.error();
   std::vector<ExportedRun> done;
   for (int64_t r : *runs) {
-    auto one = ExportOne(store, r, *runs, options);
+    auto one = ExportOne(store, source->path(), r, *runs, options);
     if (!one.ok()) return one.error();
     one->notes.insert(one->notes.begin(), notes[r].begin(), notes[r].end());
     done.push_back(std::move(one).value());

@@ -262,6 +262,40 @@ TEST_F(RunTravel, AnOlderStoreMerges) {
             Output(old_store, {"query", "SELECT run_id, what FROM run_gap ORDER BY 1, 2", "--format", "csv"}));
 }
 
+// A user who may not write the store or its folder (run as root, the user nobody) exports a run:
+// the store's file is unchanged, nothing is left beside it, and the run comes back identical.
+TEST_F(RunTravel, AReaderWhoMayNotWriteTheStoreExports) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to run kscope as the user nobody";
+  const fs::path shared = dir_ / "shared";
+  fs::create_directories(shared);
+  const std::string db = (shared / "store.db").string();
+  fs::copy_file(source_, db);
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::all);
+  const std::string before = ReadFile(db);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(126);
+    std::vector<std::string> args = {KSCOPE_BINARY, "--db", db, "export", "2", "--out", out.string()};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  const int rc = testing::WaitExit(pid);
+  if (rc == 126 || rc == 127) GTEST_SKIP() << "the user nobody cannot run " << KSCOPE_BINARY;
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(ReadFile(db) == before);
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+  EXPECT_FALSE(fs::exists(db + "-shm"));
+  const std::string target = (dir_ / "target.db").string();
+  ASSERT_EQ(Kscope(target, {"import", (out / "2").string()}), 0) << Last();
+  EXPECT_EQ(Output(target, {"stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "1"}),
+            Output(source_, {"stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "2"}));
+}
+
 // The copy maps the string ids inside the event streams: every column documented as a string id
 // is one it maps, and no other.
 TEST(RunCopy, MapsEveryStringColumnOfTheEventStreams) {
