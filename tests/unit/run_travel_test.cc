@@ -94,6 +94,8 @@ class RunTravel : public ::testing::Test {
     return Output(db, {"runs"}) + Output(db, {"atlas"}) + Output(db, {"atlas", "--format", "json"});
   }
 
+  void MergeOlder(const std::string& version);
+
   static fs::path root_;
   static std::string source_;
   fs::path dir_;
@@ -232,20 +234,28 @@ TEST_F(RunTravel, AFailedMergeLeavesTheTargetAsItWas) {
   EXPECT_EQ(Output(target, {"query", "SELECT count(*) FROM run", "--format", "csv"}), "exit 0\ncount(*)\n1\n");
 }
 
-// A store of an older schema (the v7 fixture, as kscope of that release wrote it) merges: its
-// runs show what the same store upgraded in place shows.
+// A store of an older schema (the v3 and v7 fixtures, as kscope of those releases wrote them)
+// merges: its runs show what the same store upgraded in place shows, gaps included.
 TEST_F(RunTravel, AnOlderStoreMerges) {
-  const std::string old_store = (dir_ / "v7.db").string();
+  for (const std::string version : {"3", "7"}) {
+    SCOPED_TRACE("v" + version);
+    MergeOlder(version);
+  }
+}
+
+void RunTravel::MergeOlder(const std::string& version) {
+  const std::string old_store = (dir_ / ("v" + version + ".db")).string();
   std::ofstream(old_store, std::ios::binary)
-      << testing::Unzstd(std::string(KSCOPE_TEST_DATA_DIR) + "/store_versions/v7/store.db.zst");
+      << testing::Unzstd(std::string(KSCOPE_TEST_DATA_DIR) + "/store_versions/v" + version + "/store.db.zst");
   const std::string old_bytes = ReadFile(old_store);
-  const std::string target = (dir_ / "target.db").string();
+  const std::string target = (dir_ / ("target" + version + ".db")).string();
   const std::string merged = Output(target, {"merge", old_store});
   ASSERT_NE(merged.find("exit 0"), std::string::npos) << merged;
-  EXPECT_NE(merged.find("(schema version 7) through an upgraded copy; the file is left as it was"), std::string::npos)
+  EXPECT_NE(merged.find("(schema version " + version + ") through an upgraded copy; the file is left as it was"),
+            std::string::npos)
       << merged;
   EXPECT_TRUE(ReadFile(old_store) == old_bytes);
-  EXPECT_FALSE(fs::exists(old_store + ".schema7.bak"));
+  EXPECT_FALSE(fs::exists(old_store + ".schema" + version + ".bak"));
   // The same store upgraded in place, for reference.
   ASSERT_EQ(Kscope(old_store, {"runs"}), 0) << Last();
   EXPECT_EQ(StoreViews(target), StoreViews(old_store));
