@@ -140,9 +140,12 @@ TEST_F(RunTravel, ExportingTwiceIntoOneFolderIsRefused) {
                         "folder, or remove it first\n");
   // Its rows alone bring the run back.
   const std::string target = (dir_ / "target.db").string();
-  ASSERT_EQ(Kscope(target, {"import", out + "/2"}), 0) << Last();
-  EXPECT_EQ(Output(target, {"kernels", "1", "--format", "json"}).size(),
-            Output(source_, {"kernels", "2", "--format", "json"}).size());
+  ASSERT_EQ(Kscope(target, {"import", out + "/2", "--label", "again", "--tag", "seen=yes"}), 0) << Last();
+  EXPECT_EQ(Output(target, {"stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "1"}),
+            Output(source_, {"stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "2"}));
+  // What the command line says wins over what the run said, and adds to its tags.
+  EXPECT_EQ(Output(target, {"query", "--format", "csv", "SELECT label, tags FROM v_runs"}),
+            "exit 0\nlabel,tags\nagain,\"{\"\"seen\"\":\"\"yes\"\",\"\"suite\"\":\"\"micro\"\"}\"\n");
 }
 
 TEST_F(RunTravel, MergeIntoAnEmptyStoreIsIdentical) {
