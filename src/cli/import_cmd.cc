@@ -11,6 +11,7 @@
 #include "capture/run_dir_import.h"
 #include "cli/commands.h"
 #include "import/import_files.h"
+#include "import/merge.h"
 #include "import/run_export.h"
 #include "import/store_upgrade.h"
 #include "store/checkpoint.h"
@@ -171,6 +172,13 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                                global.DbPath());
       return;
+    }
+    for (const auto& f : files) {
+      if (import::IsKscopeStore(f)) {
+        exit_code = Fail(Error{f, "a kscope store, not a profiler output",
+                               fmt::format("copy its runs into this store with: kscope merge {}", f)});
+        return;
+      }
     }
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {

@@ -1,6 +1,7 @@
 #include "import/merge.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -19,7 +20,7 @@ Result<int> VersionOf(const std::string& path) {
   if (!fs::is_regular_file(path, ec)) {
     return Error{path, "no such store", "name the .db file of the other store (its --db or $KSCOPE_DB)"};
   }
-  auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
+  auto db = sql::Db::Open(path, sql::OpenMode::kReader);
   if (!db.ok()) return db.error();
   auto version = store::StoredSchemaVersion(*db);
   if (!version.ok()) return version.error();
@@ -40,15 +41,20 @@ Result<int> VersionOf(const std::string& path) {
 Result<SourceStore> SourceStore::Open(const std::string& path) {
   auto version = VersionOf(path);
   if (!version.ok()) return version.error();
-  if (*version == store::kSchemaVersion) return SourceStore(std::nullopt, path, 0);
+  // Attached directly when of today's schema and this user may write it and its folder (SQLite
+  // needs its -shm beside it); else read from a private copy, upgraded when older.
+  const std::string folder = fs::absolute(path).parent_path().string();
+  const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+  if (*version == store::kSchemaVersion && writable) return SourceStore(std::nullopt, path, 0);
   auto dir = TempDir::Make("kscope-merge-");
   if (!dir.ok()) return dir.error();
   const std::string copy = dir->path() + "/source.db";
   {
-    auto db = sql::Db::Open(path, sql::OpenMode::kReadOnly);
+    auto db = sql::Db::Open(path, sql::OpenMode::kReader);
     if (!db.ok()) return db.error();
     KSCOPE_RETURN_IF_ERROR(store::CopyDatabase(*db, copy));
   }
+  if (*version == store::kSchemaVersion) return SourceStore(std::move(dir).value(), copy, 0);
   auto upgraded = UpgradeStore(copy, /*note=*/false);
   if (!upgraded.ok()) {
     Error e = upgraded.error();
@@ -56,6 +62,13 @@ Result<SourceStore> SourceStore::Open(const std::string& path) {
     return e;
   }
   return SourceStore(std::move(dir).value(), copy, *version);
+}
+
+bool IsKscopeStore(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  auto db = sql::Db::Open(path, sql::OpenMode::kReader);
+  return db.ok() && db->TableExists("kscope_meta");
 }
 
 Result<MergeOutcome> MergeStore(store::Store& target, const std::string& other, const RunCopyOptions& options) {

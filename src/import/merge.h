@@ -14,8 +14,8 @@
 
 namespace kscope::import {
 
-// A store to copy runs from, of today's schema: the file itself, or a private copy upgraded from
-// the older schema it had.
+// A store to copy runs from, of today's schema: the file itself, or a private copy of it (upgraded
+// from the older schema it had, or for a user who may not write it or its folder).
 class SourceStore {
  public:
   static Result<SourceStore> Open(const std::string& path);
@@ -34,6 +34,9 @@ struct MergeOutcome {
   RunCopyOutcome copied;
   int upgraded_from = 0;  // the other store's schema version when older than today's, else 0
 };
+
+// True when `path` is a kscope store (an SQLite file with kscope_meta), read without writing.
+bool IsKscopeStore(const std::string& path);
 
 // Copies runs of the store at `other` (options.runs; all when empty) into `target`.
 Result<MergeOutcome> MergeStore(store::Store& target, const std::string& other, const RunCopyOptions& options);

@@ -36,7 +36,7 @@ Status CopyInTransaction(sql::Db& db, const std::string& source_name, const RunC
                          RunCopyOutcome& out) {
   KSCOPE_RETURN_IF_ERROR(db.Exec("PRAGMA defer_foreign_keys=ON"));
   KSCOPE_RETURN_IF_ERROR(copy::MapRuns(db, source_name, options, out));
-  if (options.refuse_duplicates) KSCOPE_RETURN_IF_ERROR(copy::RefuseDuplicates(db, source_name, out));
+  if (options.refuse_duplicates) KSCOPE_RETURN_IF_ERROR(copy::RefuseDuplicates(db, source_name));
   KSCOPE_RETURN_IF_ERROR(copy::MapStrings(db));
   KSCOPE_RETURN_IF_ERROR(copy::MapRowIds(db, options.keep_ids));
   KSCOPE_RETURN_IF_ERROR(copy::CopyTables(db));

@@ -155,7 +155,7 @@ Status MapRuns(sql::Db& db, const std::string& source_name, const RunCopyOptions
   return Status::Ok();
 }
 
-Status RefuseDuplicates(sql::Db& db, const std::string& source_name, const RunCopyOutcome& out) {
+Status RefuseDuplicates(sql::Db& db, const std::string& source_name) {
   auto q = db.Prepare(fmt::format(
       "SELECT s.run_id, s.path, m.run_id, coalesce(s.content_hash, '') FROM src.source_file s JOIN main.source_file m "
       "ON (s.content_hash IS NOT NULL AND m.content_hash = s.content_hash) OR ((s.content_hash IS NULL OR "
@@ -165,7 +165,6 @@ Status RefuseDuplicates(sql::Db& db, const std::string& source_name, const RunCo
   if (!q.ok()) return q.error();
   if (!q->Step()) return q->status();
   const std::string by = q->Text(3).empty() ? "its format, size and rows" : q->Text(3);
-  (void)out;
   return Error{source_name,
                fmt::format("run {} holds {}, whose content ({}) run {} of {} holds already", q->Int(0), q->Text(1), by,
                            q->Int(2), db.path()),

@@ -15,7 +15,7 @@ namespace kscope::import::copy {
 // temp.map_run: the runs copied (copied = 1) with their new ids, and the earlier runs (0).
 Status MapRuns(sql::Db& db, const std::string& source_name, const RunCopyOptions& options, RunCopyOutcome& out);
 // One line naming the first copied run whose source file the target holds already.
-Status RefuseDuplicates(sql::Db& db, const std::string& source_name, const RunCopyOutcome& out);
+Status RefuseDuplicates(sql::Db& db, const std::string& source_name);
 // The strings the copied runs use (in rows and inside the event streams) added to the target's
 // string table, and temp.map_string from the source's ids to the target's.
 Status MapStrings(sql::Db& db);

@@ -153,7 +153,15 @@ TEST_F(RunTravel, MergeIntoAnEmptyStoreIsIdentical) {
   const std::string merged = Output(target, {"merge", source_});
   ASSERT_NE(merged.find("exit 0"), std::string::npos) << merged;
   EXPECT_NE(merged.find("merged run 3 of " + source_ + " as run 3"), std::string::npos) << merged;
+  // The other store was only read: nothing is left beside it.
+  EXPECT_FALSE(fs::exists(source_ + "-wal"));
+  EXPECT_FALSE(fs::exists(source_ + "-shm"));
   EXPECT_EQ(StoreViews(target), StoreViews(source_));
+  // A store given to kscope import is pointed to kscope merge.
+  EXPECT_EQ(Output(target, {"import", source_}), "exit 1\nkscope: error: " + source_ +
+                                                     ": a kscope store, not a profiler output; copy its runs into "
+                                                     "this store with: kscope merge " +
+                                                     source_ + "\n");
   for (int64_t run : {1, 2, 3}) EXPECT_TRUE(RunViews(source_, run) == RunViews(target, run)) << run;
 }
 
