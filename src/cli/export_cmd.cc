@@ -9,7 +9,6 @@
 #include "import/merge.h"
 #include "import/run_export.h"
 #include "import/store_upgrade.h"
-#include "store/checkpoint.h"
 
 namespace kscope::cli {
 
@@ -41,12 +40,10 @@ int Export(const GlobalOptions& global, const ExportArgs& args) {
 }
 
 int Merge(const GlobalOptions& global, const MergeArgs& args) {
-  auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kCreate);
-  if (!store.ok()) return Fail(store.error());
   import::RunCopyOptions options;
   options.runs = args.runs;
   options.refuse_duplicates = !args.force;
-  auto done = import::MergeStore(*store, args.other, options);
+  auto done = import::MergeStore(global.DbPath(), args.other, options);
   if (!done.ok()) return Fail(done.error());
   if (done->upgraded_from != 0) {
     std::cout << fmt::format("read {} (schema version {}) through an upgraded copy; the file is left as it was\n",
@@ -57,7 +54,6 @@ int Merge(const GlobalOptions& global, const MergeArgs& args) {
   }
   for (const auto& n : done->copied.notes) std::cout << "  note: " << n << "\n";
   std::cout << fmt::format("{} run(s) merged into {}\n", done->copied.runs.size(), global.DbPath());
-  if (auto moved = store::CheckpointCommitted(store->db(), "the merged runs"); !moved.ok()) return Fail(moved.error());
   return 0;
 }
 

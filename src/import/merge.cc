@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "import/store_upgrade.h"
+#include "store/checkpoint.h"
 #include "store/migrate.h"
 #include "store/schema.h"
 
@@ -71,16 +72,21 @@ bool IsKscopeStore(const std::string& path) {
   return db.ok() && db->TableExists("kscope_meta");
 }
 
-Result<MergeOutcome> MergeStore(store::Store& target, const std::string& other, const RunCopyOptions& options) {
+Result<MergeOutcome> MergeStore(const std::string& target_path, const std::string& other,
+                                const RunCopyOptions& options) {
   std::error_code ec;
-  if (fs::equivalent(other, target.db().path(), ec)) {
+  if (fs::equivalent(other, target_path, ec)) {
     return Error{other, "is the store being merged into", "name another store"};
   }
+  // The other store first: a merge that cannot read it makes no store.
   auto source = SourceStore::Open(other);
   if (!source.ok()) return source.error();
-  auto copied = CopyRuns(target, source->path(), other, options);
+  auto target = OpenStore(target_path, sql::OpenMode::kCreate);
+  if (!target.ok()) return target.error();
+  auto copied = CopyRuns(*target, source->path(), other, options);
   if (!copied.ok()) return copied.error();
-  KSCOPE_RETURN_IF_ERROR(target.CheckStillThere());
+  KSCOPE_RETURN_IF_ERROR(target->CheckStillThere());
+  KSCOPE_RETURN_IF_ERROR(store::CheckpointCommitted(target->db(), "the merged runs"));
   return MergeOutcome{std::move(copied).value(), source->upgraded_from()};
 }
 

@@ -38,7 +38,9 @@ struct MergeOutcome {
 // True when `path` is a kscope store (an SQLite file with kscope_meta), read without writing.
 bool IsKscopeStore(const std::string& path);
 
-// Copies runs of the store at `other` (options.runs; all when empty) into `target`.
-Result<MergeOutcome> MergeStore(store::Store& target, const std::string& other, const RunCopyOptions& options);
+// Copies runs of the store at `other` (options.runs; all when empty) into the store at `target`
+// (made when missing, upgraded when older), then moves the write-ahead log into its file
+// (store/checkpoint.h: an error says the runs are committed but not yet there).
+Result<MergeOutcome> MergeStore(const std::string& target, const std::string& other, const RunCopyOptions& options);
 
 }  // namespace kscope::import
