@@ -1,15 +1,20 @@
 // kscope import FILE... | DIR...: profiler outputs into the store, as one transaction; run
 // directories that kscope profile wrote (or folders of them), each as a run of its own.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "capture/run_dir_import.h"
 #include "cli/commands.h"
 #include "import/import_files.h"
+#include "import/merge.h"
+#include "import/run_export.h"
 #include "import/store_upgrade.h"
+#include "store/checkpoint.h"
 #include "util/interrupt_note.h"
 
 namespace kscope::cli {
@@ -44,6 +49,20 @@ int RederiveGaps(store::Store& store, int64_t run) {
   return 0;
 }
 
+// A folder that kscope export wrote: its run's rows copied in (import/run_export.h).
+bool ImportExported(store::Store& store, const std::filesystem::path& dir, const store::Manifest& user,
+                    const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
+  auto r = import::ImportExportedRun(store, dir, user, !options.refuse_known_content, runs);
+  if (!r.ok()) {
+    Fail(r.error());
+    return false;
+  }
+  std::cout << fmt::format("imported {} as run {}: exported run {}, {} source file(s) with it\n", dir.string(),
+                           r->run_id, r->exported_id, r->files);
+  for (const auto& n : r->notes) std::cout << "  note: " << n << "\n";
+  return true;
+}
+
 // Each run directory in turn, each in its own transaction: one that fails is said and left
 // out, the others are kept. Returns the exit code (1 when any failed).
 int ImportDirs(store::Store& store, const std::vector<std::string>& args, const store::Manifest& user,
@@ -57,6 +76,10 @@ int ImportDirs(store::Store& store, const std::vector<std::string>& args, const 
   std::map<int64_t, int64_t> runs;  // profiled run id -> run here
   size_t failed = 0;
   for (const auto& d : dirs) {
+    if (import::IsExportedRun(d)) {
+      failed += ImportExported(store, d, user, options, runs) ? 0 : 1;
+      continue;
+    }
     auto r = capture::ImportRunDir(store, d, user, options, runs);
     if (!r.ok()) {
       Fail(r.error());
@@ -142,10 +165,20 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     if (!dirs.empty()) {
       exit_code = ImportDirs(*store, dirs, *manifest, options);
       if (auto there = store->CheckStillThere(); !there.ok()) exit_code = Fail(there.error());
+      if (auto moved = store::CheckpointCommitted(store->db(), "the imported runs"); !moved.ok()) {
+        exit_code = Fail(moved.error());
+      }
       std::cout << fmt::format("{:.2f} s into {}\n",
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                                global.DbPath());
       return;
+    }
+    for (const auto& f : files) {
+      if (import::IsKscopeStore(f)) {
+        exit_code = Fail(Error{f, "a kscope store, not a profiler output",
+                               fmt::format("copy its runs into this store with: kscope merge {}", f)});
+        return;
+      }
     }
     auto outcomes = import::ImportFiles(*store, args->files, options);
     if (!outcomes.ok()) {
@@ -155,6 +188,12 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     if (auto there = store->CheckStillThere(); !there.ok()) {
       exit_code = Fail(there.error());
       return;
+    }
+    std::set<int64_t> runs;
+    for (const auto& o : *outcomes) runs.insert(o.run_id);
+    if (auto moved = store::CheckpointCommitted(store->db(), fmt::format("the import (run {})", fmt::join(runs, ", ")));
+        !moved.ok()) {
+      exit_code = Fail(moved.error());  // the runs are safe in the log; the line says so
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& o : *outcomes) {

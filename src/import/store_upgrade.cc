@@ -76,7 +76,7 @@ void PrintUpgradeNote(const std::string& path, const UpgradeDone& done) {
 
 }  // namespace
 
-Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path) {
+Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path, bool note) {
   const std::optional<int> probed = ProbeVersion(path);
   if (!probed || *probed <= 0 || *probed >= store::kSchemaVersion) return std::optional<UpgradeDone>();
   auto store = store::Store::OpenForUpgrade(path);
@@ -110,7 +110,7 @@ Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path) {
     e.what = fmt::format("cannot upgrade the store from schema version {}: {}", *version, e.what);
     return e;
   }
-  PrintUpgradeNote(path, done);
+  if (note) PrintUpgradeNote(path, done);
   return std::optional<UpgradeDone>(std::move(done));
 }
 

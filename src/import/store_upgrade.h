@@ -24,8 +24,9 @@ struct UpgradeDone {
   std::string backup;  // where the store as it was is kept
 };
 
-// Upgrades the store at `path` when it is older than this kscope; nullopt when it was not.
-Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path);
+// Upgrades the store at `path` when it is older than this kscope; nullopt when it was not. `note`:
+// say on stderr where the store as it was is kept (not for a private copy that goes away).
+Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path, bool note = true);
 
 // What kscope import --rederive did for one run's gap (run_gap).
 struct RederiveOutcome {

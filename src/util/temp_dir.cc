@@ -17,6 +17,11 @@ Result<TempDir> TempDir::Make(std::string_view prefix) {
   std::error_code ec;
   const fs::path tmp = fs::temp_directory_path(ec);
   if (ec) return Error{"", "no folder for temporary files: " + ec.message(), "set TMPDIR to a writable folder"};
+  return MakeIn(tmp.string(), prefix);
+}
+
+Result<TempDir> TempDir::MakeIn(const std::string& folder, std::string_view prefix) {
+  const fs::path tmp = folder;
   std::string name = (tmp / (std::string(prefix) + "XXXXXX")).string();
   if (::mkdtemp(name.data()) == nullptr) {
     return Error{tmp.string(), fmt::format("cannot make a temporary folder: {}", std::strerror(errno)),
@@ -26,6 +31,15 @@ Result<TempDir> TempDir::Make(std::string_view prefix) {
 }
 
 TempDir::TempDir(std::string path) : path_(std::move(path)) { RemoveOnInterrupt(path_); }
+
+Status TempDir::RenameTo(const std::string& to) {
+  std::error_code ec;
+  fs::rename(path_, to, ec);
+  if (ec) return Error{to, fmt::format("cannot put the folder in place: {}", ec.message()), ""};
+  ForgetOnInterrupt(path_);
+  path_.clear();
+  return Status::Ok();
+}
 
 TempDir::~TempDir() {
   if (path_.empty()) return;

@@ -14,6 +14,8 @@ class TempDir {
  public:
   // A folder named `prefix` and six random characters, e.g. "kscope-import-" -> kscope-import-Xy3kQz.
   static Result<TempDir> Make(std::string_view prefix);
+  // The same inside `folder` (e.g. beside where its content is renamed to once complete).
+  static Result<TempDir> MakeIn(const std::string& folder, std::string_view prefix);
   TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
   TempDir& operator=(TempDir&&) = delete;
   TempDir(const TempDir&) = delete;
@@ -21,6 +23,8 @@ class TempDir {
   ~TempDir();
 
   [[nodiscard]] const std::string& path() const { return path_; }
+  // Renames the folder to `to` (same file system) and lets it be: it is no longer removed.
+  Status RenameTo(const std::string& to);
 
  private:
   explicit TempDir(std::string path);
