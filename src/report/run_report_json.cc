@@ -286,6 +286,19 @@ json RankJson(const RankPart& r) {
   }
   json collectives = json::array();
   for (const auto& c : r.collectives) collectives.push_back({{"kind", c.kind}, {"count", c.count}, {"ns", c.ns}});
+  json gpu_stages = json::array();
+  for (const auto& t : r.gpu_stages) {
+    gpu_stages.push_back({{"stage", t.stage},
+                          {"depth", t.depth},
+                          {"instances", t.instances},
+                          {"steady", t.steady},
+                          {"first_wall_ns", t.first_wall_ns},
+                          {"median_wall_ns", t.median_wall_ns},
+                          {"gpu_busy_pct", t.gpu_busy_pct},
+                          {"mfu_pct", Opt(t.mfu_pct)},
+                          {"mbu_pct", Opt(t.mbu_pct)},
+                          {"mfu_source", NonEmpty(t.mfu_source)}});
+  }
   return {{"rank", r.rank.rank},
           {"rank_from", r.rank.rank_from},
           {"pid", r.rank.pid},
@@ -297,7 +310,12 @@ json RankJson(const RankPart& r) {
           {"exposed_communication_ns", r.exposed_communication_ns},
           {"collective_wait_ns", r.collective_wait_ns},
           {"stages", stages},
-          {"collectives", collectives}};
+          {"collectives", collectives},
+          {"wall_ns", r.wall_ns},
+          {"gpu_busy_ns", r.gpu_busy_ns},
+          {"gpu_busy_pct", r.gpu_busy_pct},
+          {"gpu_stages", gpu_stages},
+          {"top_kernels", KernelsJson(r.top_kernels)}};
 }
 
 json StragglerJson(const StragglerPart& s) {
@@ -308,7 +326,8 @@ json StragglerJson(const StragglerPart& s) {
           {"steps", s.steps},
           {"late_per_step_ns", s.late_per_step_ns},
           {"extra_compute_per_step_ns", s.extra_compute_per_step_ns},
-          {"advice", s.advice}};
+          {"advice", s.advice},
+          {"overlap_advice", NonEmpty(s.overlap_advice)}};
 }
 
 }  // namespace

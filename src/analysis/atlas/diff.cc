@@ -92,14 +92,15 @@ double DiffRow::GpuTimePct() const { return change == Change::kChanged ? Pct(ns_
 double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
 double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
 
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config) {
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config::Config& config,
+                         std::optional<int64_t> rank) {
   auto run_a = LoadComparedFields(store, a);
   if (!run_a.ok()) return run_a.error();
   auto run_b = LoadComparedFields(store, b);
   if (!run_b.ok()) return run_b.error();
-  auto ka = LoadRunKernels(store, a);
+  auto ka = LoadRunKernels(store, a, rank);
   if (!ka.ok()) return ka.error();
-  auto kb = LoadRunKernels(store, b);
+  auto kb = LoadRunKernels(store, b, rank);
   if (!kb.ok()) return kb.error();
   RunDiff d;
   d.a = a;
@@ -111,9 +112,9 @@ Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const config
   d.ns_b = kb->ns;
   d.families = Compare(ka->families, kb->families);
   d.kernels = Compare(ka->kernels, kb->kernels);
-  auto sa = LoadStageFacts(store, a, config);
+  auto sa = LoadStageFacts(store, a, config, rank);
   if (!sa.ok()) return sa.error();
-  auto sb = LoadStageFacts(store, b, config);
+  auto sb = LoadStageFacts(store, b, config, rank);
   if (!sb.ok()) return sb.error();
   d.stages = CompareStages(*sa, *sb);
   auto ca = LoadRunClasses(store, a, config.classify);

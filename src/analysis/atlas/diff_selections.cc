@@ -215,9 +215,9 @@ Result<SelectionDiff> DiffSelections(store::Store& store, const RunFilter& a, co
   if (!runs_a.ok()) return runs_a.error();
   auto runs_b = SelectSide(store, b, d.b_text);
   if (!runs_b.ok()) return runs_b.error();
-  auto x = LoadSide(store, *runs_a, config);
+  auto x = LoadSide(store, *runs_a, config, a.rank);
   if (!x.ok()) return x.error();
-  auto y = LoadSide(store, *runs_b, config);
+  auto y = LoadSide(store, *runs_b, config, b.rank);
   if (!y.ok()) return y.error();
   d.runs_a = x->runs;
   d.runs_b = y->runs;
