@@ -138,6 +138,9 @@ std::string Header(const RunReport& r) {
   }
   if (m.batch) details += (details.empty() ? "" : ", ") + fmt::format("batch {}", static_cast<double>(*m.batch));
   if (!details.empty()) what += " (" + details + ")";
+  if (r.run.rank) {
+    what += fmt::format(", rank {} (process {}, GPU {})", r.run.rank->rank, r.run.rank->pid, r.run.rank->device);
+  }
   if (m.gpu) what += " on " + *m.gpu;
   return what;
 }

@@ -101,6 +101,7 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const conf
 
   RunReport r;
   r.run = Run(*run, *tl_info);
+  r.run.rank = one;
   if (*timeline_run != run_id) {
     r.notes.push_back("the timeline, stages and kernel times are those of run " + std::to_string(*timeline_run) +
                       ", the discovery run whose launches this run profiled");

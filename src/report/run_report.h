@@ -24,6 +24,7 @@
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
 #include "analysis/timeline/rank_figures.h"
+#include "analysis/timeline/ranks.h"
 #include "analysis/timeline/timeline.h"
 #include "config/config.h"
 #include "store/store.h"
@@ -40,7 +41,8 @@ struct RunPart {
   store::Manifest manifest;
   std::string status;
   std::string imported_at;
-  int64_t timeline_run = 0;  // the run whose nsys data the report reads (TimelineRun)
+  int64_t timeline_run = 0;               // the run whose nsys data the report reads (TimelineRun)
+  std::optional<analysis::RunRank> rank;  // the report of this rank alone (--rank); none: of the run
 };
 
 // The run's totals: the whole timeline's and the ncu launches'.

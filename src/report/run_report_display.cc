@@ -25,6 +25,7 @@ void Clean(RunPart& run) {
   }
   Clean(run.status);
   Clean(run.imported_at);
+  if (run.rank) Clean(run.rank->rank_from);
   for (auto& [key, value] : m.tags) Clean(value);
   CleanKeys(m.tags);
 }

@@ -15,7 +15,22 @@ json Int(const std::optional<int64_t>& v) { return v ? json(*v) : json(); }
 // A text, or null when empty.
 json NonEmpty(const std::string& s) { return s.empty() ? json() : json(s); }
 
+json RunFields(const RunPart& r);
+
 json RunJson(const RunPart& r) {
+  json j = RunFields(r);
+  // The report of one rank (--rank) says which; a run's report has no such key.
+  if (r.rank) {
+    j["rank"] = {{"rank", r.rank->rank},
+                 {"rank_from", r.rank->rank_from},
+                 {"pid", r.rank->pid},
+                 {"device", r.rank->device},
+                 {"kernels", r.rank->kernels}};
+  }
+  return j;
+}
+
+json RunFields(const RunPart& r) {
   const auto& m = r.manifest;
   return {{"id", r.id},
           {"label", Text(m.label)},

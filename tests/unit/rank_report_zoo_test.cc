@@ -231,6 +231,9 @@ TEST(RankReport, TheOneRankOfASingleProcessRunIsTheWholeRun) {
                            [](const auto& n) { return n.template get<std::string>().starts_with("rank 0 of 1 "); });
   ASSERT_NE(note, notes.end());
   notes.erase(note);
+  EXPECT_EQ(b["run"]["rank"]["rank"], 0);
+  EXPECT_FALSE(a["run"].contains("rank"));
+  b["run"].erase("rank");
   EXPECT_EQ(a, b);
 }
 
