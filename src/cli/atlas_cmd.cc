@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "analysis/atlas/atlas.h"
@@ -22,6 +23,7 @@ struct AtlasArgs {
   std::vector<std::string> tags;
   std::vector<std::string> views;
   std::string label, model, gpu, by = "family", format = "table", html;
+  std::optional<int64_t> rank;
 };
 
 // The tables of each view, in the order of kViews.
@@ -45,6 +47,7 @@ Result<analysis::atlas::RunFilter> ToFilter(const AtlasArgs& a) {
   if (!a.label.empty()) f.label = a.label;
   if (!a.model.empty()) f.model = a.model;
   if (!a.gpu.empty()) f.gpu = a.gpu;
+  f.rank = a.rank;
   return f;
 }
 
@@ -98,6 +101,8 @@ void RegisterAtlas(CLI::App& app, const GlobalOptions& global, int& exit_code) {
                   "popularity, performance, correlates (with the outliers) or signals (repeatable; default: all; "
                   "the terminal and CSV views)")
       ->check(CLI::IsMember({"popularity", "performance", "correlates", "signals"}));
+  cmd->add_option("--rank", a->rank,
+                  "one rank of each run (multi-GPU jobs): its kernels and ncu's launches on its GPU");
   cmd->add_option("--by", a->by, "family or kernel")->check(CLI::IsMember({"family", "kernel"}));
   cmd->add_option("--html", a->html, "also write the atlas as one self-contained page (atlas.html) to this file");
   cmd->add_option("--format,-f", a->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));

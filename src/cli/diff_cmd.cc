@@ -33,6 +33,7 @@ struct DiffArgs {
   SideArgs a, b;
   std::vector<std::string> fail_if;
   std::string format = "table";
+  std::optional<int64_t> rank;  // one rank of every run compared
 };
 
 // `side`: "a" or "b", for the options' names in errors.
@@ -109,7 +110,7 @@ int Run(const DiffArgs& args, const GlobalOptions& global) {
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (args.run_a) {
-    auto diff = analysis::atlas::DiffRuns(*store, *args.run_a, *args.run_b, *cfg);
+    auto diff = analysis::atlas::DiffRuns(*store, *args.run_a, *args.run_b, *cfg, args.rank);
     if (!diff.ok()) return Fail(diff.error());
     return Print(*diff, report::DiffWarnings(*diff), report::DiffJson, report::DiffTables, args, thresholds);
   }
@@ -117,6 +118,8 @@ int Run(const DiffArgs& args, const GlobalOptions& global) {
   if (!a.ok()) return Fail(a.error());
   auto b = ToFilter(args.b, "b");
   if (!b.ok()) return Fail(b.error());
+  a->rank = args.rank;
+  b->rank = args.rank;
   auto diff = analysis::atlas::DiffSelections(*store, *a, *b, *cfg);
   if (!diff.ok()) return Fail(diff.error());
   return Print(*diff, report::SelectionDiffWarnings(*diff), report::SelectionDiffJson, report::SelectionDiffTables,
@@ -145,6 +148,7 @@ void RegisterDiff(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   AddSideOptions(cmd, a->b, "b");
   cmd->add_option("--fail-if", a->fail_if,
                   "exit with 3 when a threshold trips, e.g. 'gpu_time_pct>5' (repeatable; docs/atlas.md)");
+  cmd->add_option("--rank", a->rank, "one rank of every run compared (multi-GPU jobs): its kernels and stages alone");
   cmd->add_option("--format,-f", a->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->callback([a, &global, &exit_code] { exit_code = Run(*a, global); });
 }

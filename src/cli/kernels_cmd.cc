@@ -1,6 +1,7 @@
 // kscope kernels RUN and kscope kernel RUN NAME|ID: the profiled kernels of a run (ncu data),
 // and one kernel with all its evidence and advice.
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -17,6 +18,7 @@ struct KernelsArgs {
   int64_t run = 0;
   std::string which, format = "table";
   bool all = false;
+  std::optional<int64_t> rank;
 };
 
 report::Format ParseFormat(const std::string& f) {
@@ -48,8 +50,8 @@ int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (!one) {
-    auto table = a.all ? report::AllKernelsTable(*store, a.run, cfg->classify)
-                       : report::KernelsTable(*store, a.run, cfg->classify);
+    auto table = a.all ? report::AllKernelsTable(*store, a.run, cfg->classify, a.rank)
+                       : report::KernelsTable(*store, a.run, cfg->classify, a.rank);
     if (!table.ok()) return Fail(table.error());
     WriteTables({*table}, ParseFormat(a.format));
     return 0;
@@ -68,6 +70,7 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
   cmd->add_option("run", list->run, "run id (kscope runs)")->required();
   cmd->add_option("--format,-f", list->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_flag("--all", list->all, "every kernel of the run from nsys, with ncu's figures where profiled");
+  cmd->add_option("--rank", list->rank, "one rank of a multi-GPU job: its kernels (with --all), or ncu's on its GPU");
   cmd->callback([list, &global, &exit_code] { exit_code = Run(*list, global, false); });
 
   auto detail = std::make_shared<KernelsArgs>();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "config/config.h"
@@ -19,6 +20,7 @@ namespace {
 
 struct ReportArgs {
   int64_t run = 0;
+  std::optional<int64_t> rank;
   std::string out;
   bool quiet = false;
 };
@@ -42,7 +44,7 @@ int Run(const ReportArgs& a, const GlobalOptions& global) {
   if (!cfg.ok()) return Fail(cfg.error());
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
-  auto report = report::BuildRunReport(*store, a.run, *cfg);
+  auto report = report::BuildRunReport(*store, a.run, *cfg, a.rank);
   if (!report.ok()) return Fail(report.error());
   const fs::path dir = OutDir(*store, a);
   std::error_code ec;
@@ -68,6 +70,7 @@ void RegisterReport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand("report", "Report a run: terminal summary, report.md, report.json, report.html");
   cmd->add_option("run", args->run, "run id (kscope runs)")->required();
+  cmd->add_option("--rank", args->rank, "one rank of a multi-GPU job: every figure from its process alone");
   cmd->add_option("--out", args->out, "folder for the files (default: the run's directory, else ./kscope-report-RUN)");
   cmd->add_flag("--quiet", args->quiet, "write the files only, no summary on the terminal");
   cmd->callback([args, &global, &exit_code] { exit_code = Run(*args, global); });

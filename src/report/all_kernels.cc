@@ -4,36 +4,34 @@
 
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/timeline/kernel_totals.h"
 #include "report/nsys_numbers.h"
-#include "report/nsys_stats.h"
 #include "report/run_report.h"
 #include "report/run_report_parts.h"
 
 namespace kscope::report {
 
-Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds) {
+Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
+                              std::optional<int64_t> rank) {
   auto timeline = TimelineRun(store, run_id);
   if (!timeline.ok()) return timeline.error();
   auto launches = analysis::LoadNcuLaunches(store, run_id);
   if (!launches.ok()) return launches.error();
   const auto verdicts = parts::Verdicts(*launches, thresholds);
-  auto q = store.db().Prepare(fmt::format("SELECT s.value, k.n, k.total, k.mean {}", kKernelsInNsysOrder));
-  if (!q.ok()) return q.error();
-  q->Bind(1, *timeline);
-  struct Row {
-    std::string name;
-    int64_t n, total;
-    double mean;
-  };
-  std::vector<Row> rows;
-  int64_t all_ns = 0;
-  while (q->Step()) {
-    rows.push_back({q->Text(0), q->Int(1), q->Int(2), q->Double(3)});
-    all_ns += q->Int(2);
+  std::optional<analysis::RankSelection> selection;
+  if (rank) {
+    auto loaded = analysis::LoadRank(store, *timeline, *rank);
+    if (!loaded.ok()) return loaded.error();
+    selection = std::move(loaded).value();
   }
-  KSCOPE_RETURN_IF_ERROR(q->status());
+  auto totals = analysis::KernelTotals(store, *timeline, selection ? &*selection : nullptr);
+  if (!totals.ok()) return totals.error();
+  const std::vector<analysis::KernelTotal>& rows = *totals;
+  int64_t all_ns = 0;
+  for (const auto& r : rows) all_ns += r.total;
   Table t;
-  t.title = fmt::format("Every kernel of run {} by GPU time (nsys), with ncu's figures where profiled", run_id);
+  t.title = fmt::format("Every kernel of run {}{} by GPU time (nsys), with ncu's figures where profiled", run_id,
+                        rank ? fmt::format(", rank {},", *rank) : "");
   t.columns = {"#",    "Time %", "Time (ns)", "Launches", "Avg (ns)",    "Family",    "Library", "Class",
                "SM %", "DRAM %", "L1 Hit %",  "L2 Hit %", "Occupancy %", "Top stall", "Name"};
   for (size_t i = 0; i < rows.size(); ++i) {

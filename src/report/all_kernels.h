@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "analysis/kernels/bottleneck.h"
 #include "report/table.h"
@@ -12,6 +13,8 @@
 
 namespace kscope::report {
 
-Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds);
+// `rank`: that rank's kernels alone (kscope kernels --all --rank N).
+Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
+                              std::optional<int64_t> rank = std::nullopt);
 
 }  // namespace kscope::report

@@ -1,6 +1,9 @@
 // The ranks of a multi-GPU job (report/run_report.h's `ranks` and `straggler`): a table, one
 // row per rank, and the straggler's verdict. Absent for a run of one process.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -11,6 +14,50 @@
 #include "report/html_table.h"
 
 namespace kscope::report {
+
+namespace {
+
+std::string Util(const std::optional<double>& v) {
+  if (!v) return "-";
+  return *v >= 1 || *v == 0 ? fmt::format("{:.1f}%", *v) : fmt::format("{:.3g}%", *v);
+}
+
+// Each rank's stages on its own GPU, and its largest kernels.
+void WriteRankStages(const RunReport& report, std::ostream& out) {
+  auto duration = [](double ns) { return Num(DurationText(ns)); };
+  out << "<h3>Stages per rank</h3>\n<p>Each rank's own instances on its own GPU; MFU and MBU against one GPU's "
+         "peak.</p>\n";
+  HtmlTable stages({"Rank", "Stage", "Instances", "First", "Steady", "Busy %", "MFU", "MBU"});
+  for (const auto& rank : report.ranks) {
+    for (const auto& s : rank.gpu_stages) {
+      stages.rows.push_back({Num(std::to_string(rank.rank.rank)),
+                             {std::string(static_cast<size_t>(s.depth) * 2, ' ') + s.stage},
+                             Num(std::to_string(s.instances)),
+                             duration(static_cast<double>(s.first_wall_ns)),
+                             duration(s.median_wall_ns),
+                             Num(fmt::format("{:.1f}%", s.gpu_busy_pct)),
+                             Num(Util(s.mfu_pct)),
+                             Num(Util(s.mbu_pct))});
+    }
+  }
+  WriteHtmlTable(stages, out);
+  out << "<h3>Top kernels per rank</h3>\n";
+  HtmlTable kernels({"Rank", "#", "Time %", "Total", "Launches", "Kernel", "Family"});
+  for (const auto& rank : report.ranks) {
+    for (const auto& k : rank.top_kernels) {
+      kernels.rows.push_back({Num(std::to_string(rank.rank.rank)),
+                              Num(std::to_string(k.rank)),
+                              Num(fmt::format("{:.1f}%", k.share_pct)),
+                              duration(static_cast<double>(k.total_ns)),
+                              Num(CountText(k.launches)),
+                              Name(k.base),
+                              {k.family}});
+    }
+  }
+  WriteHtmlTable(kernels, out);
+}
+
+}  // namespace
 
 void WriteRanksSection(const RunReport& report, std::ostream& out) {
   if (report.ranks.empty()) return;
@@ -51,6 +98,7 @@ void WriteRanksSection(const RunReport& report, std::ostream& out) {
     table.rows.push_back(std::move(row));
   }
   WriteHtmlTable(table, out);
+  WriteRankStages(report, out);
   if (report.straggler) {
     const StragglerPart& s = *report.straggler;
     const std::string late = s.steps > 0 ? DurationText(s.late_per_step_ns) + " per " + s.step_stage
@@ -58,6 +106,7 @@ void WriteRanksSection(const RunReport& report, std::ostream& out) {
     out << "<p><strong>Straggler: rank " << s.rank << "</strong> arrives last at the collectives, " << EscapeHtml(late)
         << " later than the others (" << CountText(s.matched)
         << " collectives matched across ranks).</p>\n<p>Fix: " << EscapeHtml(s.advice) << "</p>\n";
+    if (!s.overlap_advice.empty()) out << "<p>Overlap: " << EscapeHtml(s.overlap_advice) << "</p>\n";
   }
   out << "</section>\n";
 }

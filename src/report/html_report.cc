@@ -22,6 +22,7 @@ constexpr std::string_view kChartScripts[] = {"charts_common.js", "chart_top_ker
 void WriteHeader(const RunPart& run, std::ostream& out) {
   std::string title = run.manifest.label.value_or("");
   if (title.empty()) title = "run " + std::to_string(run.id);
+  if (run.rank) title += ", rank " + std::to_string(run.rank->rank);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>kscope report: " << EscapeHtml(title) << "</title>\n<style>\n"

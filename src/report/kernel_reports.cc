@@ -8,7 +8,10 @@
 #include "analysis/kernels/ncu_kernel_sections.h"
 #include "analysis/kernels/roofline.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/timeline/rank_selection.h"
+#include "analysis/timeline/ranks.h"
 #include "report/ncu_numbers.h"
+#include "report/run_report.h"
 
 namespace kscope::report {
 
@@ -25,7 +28,26 @@ struct KernelRow {
 
 Decimal Num(double v, int decimals) { return {v, fmt::format("{:.{}f}", v, decimals)}; }
 
-Result<std::pair<std::vector<NcuLaunch>, std::vector<KernelGroup>>> Load(store::Store& store, int64_t run_id) {
+// The launches ncu profiled on the rank's GPU (ncu's pass runs apart, so a launch is known
+// by its device).
+Status KeepRank(store::Store& store, int64_t run_id, int64_t rank, std::vector<NcuLaunch>& launches) {
+  auto timeline = TimelineRun(store, run_id);
+  if (!timeline.ok()) return timeline.error();
+  auto ranks = analysis::ReadRanks(store, *timeline);
+  if (!ranks.ok()) return ranks.error();
+  auto found = analysis::FindRank(*ranks, rank, run_id);
+  if (!found.ok()) return found.error();
+  std::erase_if(launches, [&](const NcuLaunch& l) { return !l.key.device || *l.key.device != found->device; });
+  if (launches.empty()) {
+    return Error{"run " + std::to_string(run_id),
+                 fmt::format("ncu profiled no launch on rank {}'s GPU ({})", rank, found->device),
+                 "profile that rank with profile.ncu_rank=" + std::to_string(rank)};
+  }
+  return Status::Ok();
+}
+
+Result<std::pair<std::vector<NcuLaunch>, std::vector<KernelGroup>>> Load(store::Store& store, int64_t run_id,
+                                                                         std::optional<int64_t> rank = std::nullopt) {
   auto launches = analysis::LoadNcuLaunches(store, run_id);
   if (!launches.ok()) return launches.error();
   if (launches->empty()) {
@@ -33,6 +55,7 @@ Result<std::pair<std::vector<NcuLaunch>, std::vector<KernelGroup>>> Load(store::
         "run " + std::to_string(run_id), "has no ncu results",
         "import its ncu report or raw page into it: kscope import --run " + std::to_string(run_id) + " REPORT.ncu-rep"};
   }
+  if (rank) KSCOPE_RETURN_IF_ERROR(KeepRank(store, run_id, *rank, *launches));
   auto groups = analysis::GroupByKernel(*launches);
   return std::make_pair(std::move(launches).value(), std::move(groups));
 }
@@ -60,8 +83,9 @@ std::string OptText(const std::optional<double>& v) { return v ? fmt::format("{:
 
 }  // namespace
 
-Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds) {
-  auto loaded = Load(store, run_id);
+Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
+                           std::optional<int64_t> rank) {
+  auto loaded = Load(store, run_id, rank);
   if (!loaded.ok()) return loaded.error();
   const auto& [launches, groups] = *loaded;
   Table t;

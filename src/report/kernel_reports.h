@@ -3,6 +3,7 @@
 // `kscope kernel` (one kernel with all its evidence and advice).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@
 
 namespace kscope::report {
 
-Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds);
+// `rank`: the launches ncu profiled on that rank's GPU alone (kscope kernels --rank N).
+Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
+                           std::optional<int64_t> rank = std::nullopt);
 
 // `which` is a kernel's row number in KernelsTable (its ID column) or a substring of its
 // name; a substring matching several kernels is an error that lists them.

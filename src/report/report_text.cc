@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "report/nsys_numbers.h"
+#include "report/report_text_ranks.h"
 #include "report/table.h"
 
 namespace kscope::report {
@@ -54,66 +55,6 @@ Table StagesTable(const RunReport& r) {
                       Util(s.mfu.mbu_pct), Verdict(s)});
   }
   return t;
-}
-
-// One row per rank of a multi-GPU job: its GPU, kernel time split into compute and
-// communication, the communication its compute does not hide, its collectives and the steady
-// time of each top-level stage.
-Table RanksTable(const RunReport& r) {
-  Table t;
-  t.title = "Ranks (each process that launched GPU kernels)";
-  t.columns = {"Rank",
-               "PID",
-               "GPU",
-               "Kernels (ms)",
-               "Compute (ms)",
-               "Communication (ms)",
-               "Exposed comm (ms)",
-               "Waits for peers (ms)"};
-  std::vector<std::string> stages;
-  for (const auto& rank : r.ranks) {
-    for (const auto& st : rank.stages) {
-      if (std::find(stages.begin(), stages.end(), st.stage) == stages.end()) stages.push_back(st.stage);
-    }
-  }
-  for (const auto& st : stages) t.columns.push_back("Steady " + st + " (ms)");
-  t.columns.emplace_back("Collectives (count, ms)");
-  for (const auto& rank : r.ranks) {
-    std::vector<Cell> row{rank.rank.rank,
-                          rank.rank.pid,
-                          rank.rank.device,
-                          Ms(rank.kernel_ns),
-                          Ms(rank.compute_ns),
-                          Ms(rank.communication_ns),
-                          Ms(rank.exposed_communication_ns),
-                          Ms(rank.collective_wait_ns)};
-    for (const auto& name : stages) {
-      auto it = std::find_if(rank.stages.begin(), rank.stages.end(), [&](const auto& st) { return st.stage == name; });
-      row.emplace_back(it == rank.stages.end() ? std::string("-") : Ms(it->median_wall_ns));
-    }
-    std::string collectives;
-    for (const auto& c : rank.collectives) {
-      collectives += fmt::format("{}{} {}x {}", collectives.empty() ? "" : ", ", c.kind, c.count, Ms(c.ns));
-    }
-    row.emplace_back(collectives.empty() ? std::string("-") : collectives);
-    t.rows.push_back(std::move(row));
-  }
-  return t;
-}
-
-// "rank 1 arrives last at the collectives: 3.210 ms per step later than the others (1,234
-// collectives matched)".
-std::string StragglerLine(const StragglerPart& s) {
-  if (s.steps > 0) {
-    return fmt::format(
-        "rank {} arrives last at the collectives: {} ms per {} later than the others ({} collectives "
-        "matched across ranks, {} {} instances)",
-        s.rank, Ms(s.late_per_step_ns), s.step_stage, s.matched, s.steps, s.step_stage);
-  }
-  return fmt::format(
-      "rank {} arrives last at the collectives: {} ms later than the others in all ({} collectives "
-      "matched across ranks)",
-      s.rank, Ms(s.late_ns), s.matched);
 }
 
 // What a stage's GPU ops hold from other threads: "backward: 2591 of 2597 GPU operations
@@ -197,6 +138,9 @@ std::string Header(const RunReport& r) {
   }
   if (m.batch) details += (details.empty() ? "" : ", ") + fmt::format("batch {}", static_cast<double>(*m.batch));
   if (!details.empty()) what += " (" + details + ")";
+  if (r.run.rank) {
+    what += fmt::format(", rank {} (process {}, GPU {})", r.run.rank->rank, r.run.rank->pid, r.run.rank->device);
+  }
   if (m.gpu) what += " on " + *m.gpu;
   if (r.run.source) what += ", from a " + *r.run.source;
   return what;
@@ -256,8 +200,14 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   if (!r.ranks.empty()) {
     out << "\n";
     WriteText(RanksTable(r), out);
-    if (r.straggler)
+    out << "\n";
+    WriteText(RankStagesTable(r), out);
+    out << "\n";
+    WriteText(RankKernelsTable(r), out);
+    if (r.straggler) {
       out << "  straggler: " << StragglerLine(*r.straggler) << "\n    fix: " << r.straggler->advice << "\n";
+      if (!r.straggler->overlap_advice.empty()) out << "  overlap: " << r.straggler->overlap_advice << "\n";
+    }
   }
   out << "\n";
   WriteText(KernelsTable(r, 48), out);
@@ -381,9 +331,15 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
   if (!r.ranks.empty()) {
     out << "## Ranks\n\n";
     WriteMarkdownTable(RanksTable(r), out);
+    out << "### Stages per rank\n\n";
+    WriteMarkdownTable(RankStagesTable(r), out);
+    out << "### Top kernels per rank\n\n";
+    WriteMarkdownTable(RankKernelsTable(r), out);
     if (r.straggler) {
       out << "Straggler: " << MarkdownText(StragglerLine(*r.straggler))
           << ".\n\nFix: " << MarkdownText(r.straggler->advice) << ".\n\n";
+      if (!r.straggler->overlap_advice.empty())
+        out << "Overlap: " << MarkdownText(r.straggler->overlap_advice) << ".\n\n";
     }
   }
   out << "## Top kernels\n\n";

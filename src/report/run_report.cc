@@ -1,5 +1,7 @@
 #include "report/run_report.h"
 
+#include "analysis/timeline/rank_selection.h"
+#include "analysis/timeline/ranks.h"
 #include "analysis/timeline/timeline.h"
 #include "report/run_report_parts.h"
 
@@ -68,49 +70,80 @@ Result<int64_t> TimelineRun(store::Store& store, int64_t run_id) {
                "import its nsys export into it: kscope import --run " + std::to_string(run_id) + " FILE.sqlite"};
 }
 
-Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config) {
+Status parts::AddGpuParts(store::Store& store, const GpuInputs& in, RunReport& out) {
+  const analysis::NsysEvents& scoped = in.rank != nullptr ? in.rank->events : in.nsys;
+  auto events = analysis::LoadTimelineEvents(store, in.timeline_run, &scoped,
+                                             in.rank != nullptr ? &in.rank->memop_rows : nullptr);
+  if (!events.ok()) return events.error();
+  out.timeline = Timeline(analysis::DiagnoseTimeline(*events, {}, in.config.timeline));
+  out.summary = Summary(out.timeline.diagnosis, *events, in.launches.size(), in.verdicts.size());
+  KSCOPE_RETURN_IF_ERROR(AddKernels(store, in.timeline_run, in.rank, in.verdicts, out));
+  out.roofline = Roofline(in.launches, in.config.classify);
+  const StageInputs stage_inputs{.timeline_run = in.timeline_run,
+                                 .launches = in.launches,
+                                 .nsys = in.nsys,
+                                 .rank = in.rank,
+                                 .events = *events,
+                                 .verdicts = in.verdicts,
+                                 .config = in.config,
+                                 .gpu = in.gpu,
+                                 .dtype = in.dtype};
+  return AddStages(store, stage_inputs, out);
+}
+
+Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config,
+                                 std::optional<int64_t> rank) {
   auto run = store.GetRun(run_id);
   if (!run.ok()) return run.error();
   auto timeline_run = TimelineRun(store, run_id);
   if (!timeline_run.ok()) return timeline_run.error();
   auto tl_info = store.GetRun(*timeline_run);
   if (!tl_info.ok()) return tl_info.error();
+  auto ranks = analysis::ReadRanks(store, *timeline_run);
+  if (!ranks.ok()) return ranks.error();
+  std::optional<analysis::RunRank> one;
+  if (rank) {
+    auto found = analysis::FindRank(*ranks, *rank, run_id);
+    if (!found.ok()) return found.error();
+    one = *found;
+  }
 
   RunReport r;
   r.run = Run(*run, *tl_info);
   auto source = SourceOf(store, *timeline_run);
   if (!source.ok()) return source.error();
   r.run.source = *source;
+  r.run.rank = one;
   if (*timeline_run != run_id) {
     r.notes.push_back("the timeline, stages and kernel times are those of run " + std::to_string(*timeline_run) +
                       ", the discovery run whose launches this run profiled");
   }
   auto nsys = analysis::LoadNsysEvents(store, *timeline_run);
   if (!nsys.ok()) return nsys.error();
-  auto events = analysis::LoadTimelineEvents(store, *timeline_run, &*nsys);
-  if (!events.ok()) return events.error();
-  r.timeline = Timeline(analysis::DiagnoseTimeline(*events, {}, config.timeline));
-
+  std::optional<analysis::RankSelection> selection;
+  if (one) selection = analysis::SelectRank(*nsys, *one);
   auto launches = analysis::LoadNcuLaunches(store, run_id);
   if (!launches.ok()) return launches.error();
   const auto verdicts = parts::Verdicts(*launches, config.classify);
-  r.summary = Summary(r.timeline.diagnosis, *events, launches->size(), verdicts.size());
-  KSCOPE_RETURN_IF_ERROR(parts::AddKernels(store, *timeline_run, verdicts, r));
-  r.roofline = parts::Roofline(*launches, config.classify);
   const std::string dtype = !config.model.dtype.empty()
                                 ? config.model.dtype
                                 : run->manifest.dtype.value_or(tl_info->manifest.dtype.value_or(""));
-  const parts::StageInputs stage_inputs{.timeline_run = *timeline_run,
-                                        .launches = *launches,
-                                        .nsys = *nsys,
-                                        .events = *events,
-                                        .verdicts = verdicts,
-                                        .config = config,
-                                        .gpu = r.run.manifest.gpu.value_or(""),
-                                        .dtype = dtype};
-  KSCOPE_RETURN_IF_ERROR(parts::AddStages(store, stage_inputs, r));
-  KSCOPE_RETURN_IF_ERROR(parts::AddRanks(store, *timeline_run, *nsys, *launches, config, r));
-  KSCOPE_RETURN_IF_ERROR(parts::AddDataNotes(store, run_id, *timeline_run, *nsys, r.notes));
+  const parts::GpuInputs gpu_inputs{.timeline_run = *timeline_run,
+                                    .nsys = *nsys,
+                                    .rank = selection ? &*selection : nullptr,
+                                    .launches = *launches,
+                                    .verdicts = verdicts,
+                                    .config = config,
+                                    .gpu = r.run.manifest.gpu.value_or(""),
+                                    .dtype = dtype};
+  KSCOPE_RETURN_IF_ERROR(parts::AddGpuParts(store, gpu_inputs, r));
+  if (one) {
+    r.notes.push_back(parts::RankReportNote(*one, *ranks, *launches));
+  } else {
+    KSCOPE_RETURN_IF_ERROR(parts::AddRanks(store, gpu_inputs, *ranks, r));
+  }
+  KSCOPE_RETURN_IF_ERROR(
+      parts::AddDataNotes(store, run_id, *timeline_run, selection ? selection->events : *nsys, r.notes));
   if (launches->empty()) {
     r.notes.push_back(
         "no ncu data: kernel classes, roofline and measured FLOPs need a deep pass (kscope profile, "

@@ -25,6 +25,7 @@
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
 #include "analysis/timeline/rank_figures.h"
+#include "analysis/timeline/ranks.h"
 #include "analysis/timeline/timeline.h"
 #include "store/store.h"
 #include "util/status.h"
@@ -44,6 +45,7 @@ struct RunPart {
   // "PyTorch profiler trace" when that run's timeline came from Kineto traces (its source
   // files' format, kineto-trace); unset for an nsys export.
   std::optional<std::string> source;
+  std::optional<analysis::RunRank> rank;  // the report of this rank alone (--rank); none: of the run
 };
 
 // The run's totals: the whole timeline's and the ncu launches'.
@@ -153,9 +155,27 @@ struct StagePart {
   std::vector<analysis::Finding> findings;
 };
 
+// A stage as one rank ran it, on its own GPU: its instances there, the first one's and the
+// steady ones' wall time, the GPU busy share and MFU/MBU of those (against one GPU's peak).
+struct RankStagePart {
+  std::string stage;  // display name
+  int depth = 0;
+  int64_t instances = 0, steady = 0, first_wall_ns = 0;
+  double median_wall_ns = 0, gpu_busy_pct = 0;
+  std::optional<double> mfu_pct, mbu_pct;
+  std::string mfu_source;  // "ncu" or "model"; "" without MFU
+};
+
 // A multi-GPU job's rank (a process that launched kernels, run_rank) with its own figures:
-// compute and communication kernel time, exposed communication, collectives, stage times.
-using RankPart = analysis::RankFigures;
+// compute and communication kernel time, exposed communication, collectives, stage times
+// (RankFigures); and the per-GPU figures of the rank's own report (BuildRunReport with the
+// rank): its GPU's busy share, its stages and its largest kernels.
+struct RankPart : analysis::RankFigures {
+  int64_t wall_ns = 0, gpu_busy_ns = 0;
+  double gpu_busy_pct = 0;
+  std::vector<RankStagePart> gpu_stages;  // as the rank's report orders them
+  std::vector<TopKernel> top_kernels;     // its five largest by time
+};
 // The rank the others wait for at their collectives, by how much, and what to do.
 using StragglerPart = analysis::Straggler;
 
@@ -173,7 +193,10 @@ struct RunReport {
   std::optional<StragglerPart> straggler;
 };
 
-Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config);
+// `rank`: the report of that rank alone (every figure from its process's events: RankSelection);
+// a rank the run does not have is an error naming those it has.
+Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config,
+                                 std::optional<int64_t> rank = std::nullopt);
 
 // The run whose nsys data a run's report reads: the run itself, or the discovery run its ncu
 // launches are linked to (kscope profile --discovery).

@@ -25,6 +25,7 @@ void Clean(RunPart& run) {
   }
   Clean(run.status);
   Clean(run.imported_at);
+  if (run.rank) Clean(run.rank->rank_from);
   for (auto& [key, value] : m.tags) Clean(value);
   CleanKeys(m.tags);
 }
@@ -98,10 +99,13 @@ RunReport ForDisplay(const RunReport& report) {
     Clean(rank.rank.rank_from);
     for (auto& t : rank.stages) Clean(t.stage);
     for (auto& c : rank.collectives) Clean(c.kind);
+    for (auto& t : rank.gpu_stages) Clean(t.stage);
+    for (auto& k : rank.top_kernels) Clean(k);
   }
   if (r.straggler) {
     Clean(r.straggler->step_stage);
     Clean(r.straggler->advice);
+    Clean(r.straggler->overlap_advice);
   }
   return r;
 }

@@ -15,7 +15,22 @@ json Int(const std::optional<int64_t>& v) { return v ? json(*v) : json(); }
 // A text, or null when empty.
 json NonEmpty(const std::string& s) { return s.empty() ? json() : json(s); }
 
+json RunFields(const RunPart& r);
+
 json RunJson(const RunPart& r) {
+  json j = RunFields(r);
+  // The report of one rank (--rank) says which; a run's report has no such key.
+  if (r.rank) {
+    j["rank"] = {{"rank", r.rank->rank},
+                 {"rank_from", r.rank->rank_from},
+                 {"pid", r.rank->pid},
+                 {"device", r.rank->device},
+                 {"kernels", r.rank->kernels}};
+  }
+  return j;
+}
+
+json RunFields(const RunPart& r) {
   const auto& m = r.manifest;
   json j = {{"id", r.id},
             {"label", Text(m.label)},
@@ -288,6 +303,19 @@ json RankJson(const RankPart& r) {
   }
   json collectives = json::array();
   for (const auto& c : r.collectives) collectives.push_back({{"kind", c.kind}, {"count", c.count}, {"ns", c.ns}});
+  json gpu_stages = json::array();
+  for (const auto& t : r.gpu_stages) {
+    gpu_stages.push_back({{"stage", t.stage},
+                          {"depth", t.depth},
+                          {"instances", t.instances},
+                          {"steady", t.steady},
+                          {"first_wall_ns", t.first_wall_ns},
+                          {"median_wall_ns", t.median_wall_ns},
+                          {"gpu_busy_pct", t.gpu_busy_pct},
+                          {"mfu_pct", Opt(t.mfu_pct)},
+                          {"mbu_pct", Opt(t.mbu_pct)},
+                          {"mfu_source", NonEmpty(t.mfu_source)}});
+  }
   return {{"rank", r.rank.rank},
           {"rank_from", r.rank.rank_from},
           {"pid", r.rank.pid},
@@ -299,7 +327,12 @@ json RankJson(const RankPart& r) {
           {"exposed_communication_ns", r.exposed_communication_ns},
           {"collective_wait_ns", r.collective_wait_ns},
           {"stages", stages},
-          {"collectives", collectives}};
+          {"collectives", collectives},
+          {"wall_ns", r.wall_ns},
+          {"gpu_busy_ns", r.gpu_busy_ns},
+          {"gpu_busy_pct", r.gpu_busy_pct},
+          {"gpu_stages", gpu_stages},
+          {"top_kernels", KernelsJson(r.top_kernels)}};
 }
 
 json StragglerJson(const StragglerPart& s) {
@@ -310,7 +343,8 @@ json StragglerJson(const StragglerPart& s) {
           {"steps", s.steps},
           {"late_per_step_ns", s.late_per_step_ns},
           {"extra_compute_per_step_ns", s.extra_compute_per_step_ns},
-          {"advice", s.advice}};
+          {"advice", s.advice},
+          {"overlap_advice", NonEmpty(s.overlap_advice)}};
 }
 
 }  // namespace

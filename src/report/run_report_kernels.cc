@@ -7,6 +7,7 @@
 #include "analysis/kernels/ncu_kernel_sections.h"
 #include "analysis/kernels/roofline.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/timeline/kernel_totals.h"
 #include "report/nsys_stats.h"
 #include "report/run_report_parts.h"
 
@@ -95,23 +96,13 @@ KernelVerdict ReportedVerdict(KernelVerdict v) {
 
 }  // namespace
 
-Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std::string, KernelVerdict>& verdicts,
-                  RunReport& out) {
-  auto q = store.db().Prepare(fmt::format("SELECT s.value, k.n, k.total, k.mean {}", kKernelsInNsysOrder));
-  if (!q.ok()) return q.error();
-  q->Bind(1, timeline_run);
-  struct Row {
-    std::string name;
-    int64_t n, total;
-    double mean;
-  };
-  std::vector<Row> rows;
+Status AddKernels(store::Store& store, int64_t timeline_run, const analysis::RankSelection* rank,
+                  const std::map<std::string, KernelVerdict>& verdicts, RunReport& out) {
+  auto totals = analysis::KernelTotals(store, timeline_run, rank);
+  if (!totals.ok()) return totals.error();
+  const std::vector<analysis::KernelTotal>& rows = *totals;
   int64_t all_ns = 0;
-  while (q->Step()) {
-    rows.push_back({q->Text(0), q->Int(1), q->Int(2), q->Double(3)});
-    all_ns += q->Int(2);
-  }
-  KSCOPE_RETURN_IF_ERROR(q->status());
+  for (const auto& r : rows) all_ns += r.total;
   auto pct = [&](double ns) { return all_ns > 0 ? 100.0 * ns / static_cast<double>(all_ns) : 0.0; };
   std::map<std::string, std::pair<int64_t, int64_t>> mix;  // class -> (ns, kernels)
   for (size_t i = 0; i < rows.size(); ++i) {

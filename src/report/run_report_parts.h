@@ -9,6 +9,7 @@
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/options.h"
 #include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/rank_selection.h"
 #include "analysis/timeline/timeline.h"
 #include "report/run_report.h"
 #include "store/store.h"
@@ -20,9 +21,10 @@ namespace kscope::report::parts {
 std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLaunch>& launches,
                                               const analysis::ClassifyThresholds& t);
 
-// The top kernels and the bottleneck mix (nsys kernel time, ncu classes).
-Status AddKernels(store::Store& store, int64_t timeline_run, const std::map<std::string, KernelVerdict>& verdicts,
-                  RunReport& out);
+// The top kernels and the bottleneck mix (nsys kernel time, ncu classes): the run's stored
+// kernel summary, or, with `rank`, that of the rank's kernels.
+Status AddKernels(store::Store& store, int64_t timeline_run, const analysis::RankSelection* rank,
+                  const std::map<std::string, KernelVerdict>& verdicts, RunReport& out);
 // Every profiled kernel per precision, and the roofs.
 RooflinePart Roofline(const std::vector<analysis::NcuLaunch>& launches, const analysis::ClassifyThresholds& t);
 
@@ -30,8 +32,9 @@ RooflinePart Roofline(const std::vector<analysis::NcuLaunch>& launches, const an
 struct StageInputs {
   int64_t timeline_run = 0;
   const std::vector<analysis::NcuLaunch>& launches;
-  const analysis::NsysEvents& nsys;
-  const analysis::TimelineEvents& events;
+  const analysis::NsysEvents& nsys;        // the whole run's
+  const analysis::RankSelection* rank;     // the stages of this rank alone; null: of the run
+  const analysis::TimelineEvents& events;  // the run's, or the rank's
   const std::map<std::string, KernelVerdict>& verdicts;
   const analysis::AnalysisOptions& config;
   std::string gpu, dtype;
@@ -40,12 +43,27 @@ struct StageInputs {
 // ranges not listed as stages (PyTorch's operator ranges, libraries' ranges).
 Status AddStages(store::Store& store, const StageInputs& in, RunReport& out);
 
+// What the per-GPU parts (timeline, summary, top kernels, roofline, stages) are computed from:
+// the whole run's events, or one rank's (`rank`).
+struct GpuInputs {
+  int64_t timeline_run = 0;
+  const analysis::NsysEvents& nsys;  // the whole run's
+  const analysis::RankSelection* rank;
+  const std::vector<analysis::NcuLaunch>& launches;
+  const std::map<std::string, KernelVerdict>& verdicts;
+  const analysis::AnalysisOptions& config;
+  std::string gpu, dtype;
+};
+Status AddGpuParts(store::Store& store, const GpuInputs& in, RunReport& out);
+
 // The ranks of a run of several processes that launched kernels (run_rank), each with its
-// figures, and the straggler; nothing for a run of one process. A note says how the stage
-// figures treat the ranks, and whose GPU ncu profiled (`launches`: the run's ncu launches).
-Status AddRanks(store::Store& store, int64_t timeline_run, const analysis::NsysEvents& nsys,
-                const std::vector<analysis::NcuLaunch>& launches, const analysis::AnalysisOptions& config,
-                RunReport& out);
+// figures (its own per-GPU parts, from `in` with each rank), and the straggler; nothing for a
+// run of one process. A note says how the stage figures treat the ranks, and whose GPU ncu
+// profiled.
+Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<analysis::RunRank>& ranks, RunReport& out);
+// The note of a report of one rank (--rank): whose figures they are, and whose FLOPs.
+std::string RankReportNote(const analysis::RunRank& rank, const std::vector<analysis::RunRank>& ranks,
+                           const std::vector<analysis::NcuLaunch>& launches);
 
 // Notes on what the numbers leave out: bad rows the import skipped (in `run_id` or
 // `timeline_run`), NVTX ranges never closed.

@@ -6,44 +6,91 @@
 
 #include "analysis/stages/stages.h"
 #include "analysis/timeline/rank_figures.h"
+#include "analysis/timeline/rank_selection.h"
 #include "analysis/timeline/ranks.h"
 #include "report/run_report_parts.h"
 
 namespace kscope::report::parts {
 
-Status AddRanks(store::Store& store, int64_t timeline_run, const analysis::NsysEvents& nsys,
-                const std::vector<analysis::NcuLaunch>& launches, const analysis::AnalysisOptions& config,
-                RunReport& out) {
-  auto ranks = analysis::ReadRanks(store, timeline_run);
-  if (!ranks.ok()) return ranks.error();
-  if (ranks->size() < 2) return Status::Ok();
-  std::vector<int64_t> ids(nsys.kernels.name.begin(), nsys.kernels.name.end());
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  auto names = store.Strings(ids);
-  if (!names.ok()) return names.error();
-  auto stages = analysis::ComputeStages(store, timeline_run, &nsys);
-  if (!stages.ok()) return stages.error();
-  auto analysis = analysis::AnalyzeRanks(nsys, *ranks, *names, *stages, config.stages.warmup);
-  // The ranks ncu profiled: its pass is a run of its own (other process IDs), so a rank is
-  // known by its GPU (ncu --devices of profile.ncu_rank), where no other rank shares it.
+namespace {
+
+// The ranks whose GPU ncu profiled: its pass is a run of its own (other process IDs), so a
+// rank is known by its GPU (ncu --devices of profile.ncu_rank), where no other rank shares it.
+std::set<int64_t> ProfiledRanks(const std::vector<analysis::RunRank>& ranks,
+                                const std::vector<analysis::NcuLaunch>& launches) {
   std::set<int64_t> profiled;
   for (const auto& l : launches) {
     int64_t on_device = 0, which = -1;
-    for (const auto& r : *ranks) {
+    for (const auto& r : ranks) {
       if (l.key.device && *l.key.device == r.device) ++on_device, which = r.rank;
     }
     if (on_device == 1) profiled.insert(which);
   }
-  std::string measured = "ncu's FLOPs";
-  if (profiled.size() == 1) measured = fmt::format("the FLOPs ncu measured on rank {}'s GPU", *profiled.begin());
+  return profiled;
+}
+
+std::string MeasuredOn(const std::set<int64_t>& profiled) {
+  if (profiled.size() == 1) return fmt::format("the FLOPs ncu measured on rank {}'s GPU", *profiled.begin());
+  return "ncu's FLOPs";
+}
+
+// The figures of the rank's own report that the whole run's report shows per rank.
+RankPart Condensed(analysis::RankFigures figures, const RunReport& own) {
+  RankPart p;
+  static_cast<analysis::RankFigures&>(p) = std::move(figures);
+  p.wall_ns = own.summary.wall_ns;
+  p.gpu_busy_ns = own.summary.gpu_busy_ns;
+  p.gpu_busy_pct = own.summary.gpu_busy_pct;
+  for (const StagePart& s : own.stages) {
+    p.gpu_stages.push_back({.stage = s.display_name,
+                            .depth = s.depth,
+                            .instances = s.instances,
+                            .steady = s.steady.steady,
+                            .first_wall_ns = s.steady.wall.first,
+                            .median_wall_ns = s.steady.median_wall_ns,
+                            .gpu_busy_pct = s.gpu_busy_pct,
+                            .mfu_pct = s.mfu.mfu_pct,
+                            .mbu_pct = s.mfu.mbu_pct,
+                            .mfu_source = s.mfu.mfu_pct ? s.mfu.mfu_source : std::string()});
+  }
+  for (size_t i = 0; i < own.top_kernels.size() && i < 5; ++i) p.top_kernels.push_back(own.top_kernels[i]);
+  return p;
+}
+
+}  // namespace
+
+std::string RankReportNote(const analysis::RunRank& rank, const std::vector<analysis::RunRank>& ranks,
+                           const std::vector<analysis::NcuLaunch>& launches) {
+  return fmt::format(
+      "rank {} of {} (process {}, GPU {}): every timeline, stage and kernel figure is this rank's alone; MFU and MBU "
+      "against one GPU's peak, from {} for each launch configuration",
+      rank.rank, ranks.size(), rank.pid, rank.device, MeasuredOn(ProfiledRanks(ranks, launches)));
+}
+
+Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<analysis::RunRank>& ranks, RunReport& out) {
+  if (ranks.size() < 2) return Status::Ok();
+  std::vector<int64_t> ids(in.nsys.kernels.name.begin(), in.nsys.kernels.name.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto names = store.Strings(ids);
+  if (!names.ok()) return names.error();
+  auto stages = analysis::ComputeStages(store, in.timeline_run, &in.nsys);
+  if (!stages.ok()) return stages.error();
+  auto figures = analysis::AnalyzeRanks(in.nsys, ranks, *names, *stages, in.config.stages.warmup);
   out.notes.push_back(fmt::format(
-      "{} ranks: the stages pool the instances of every rank (each rank's own steady time is in the ranks table); "
-      "stage MFU and MBU are the mean per instance over the ranks against one GPU's peak, from {} (never from a "
-      "communication kernel)",
-      ranks->size(), measured));
-  out.ranks = std::move(analysis.ranks);
-  out.straggler = std::move(analysis.straggler);
+      "{} ranks: the stages pool the instances of every rank; each rank's own stages (instances, first and steady "
+      "time, GPU busy, MFU and MBU against one GPU's peak) and kernels are in the ranks part (kscope report --rank N: "
+      "one rank's whole report); MFU and MBU from {} (never from a communication kernel)",
+      ranks.size(), MeasuredOn(ProfiledRanks(ranks, in.launches))));
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const analysis::RankSelection selection = analysis::SelectRank(in.nsys, ranks[i]);
+    GpuInputs one = in;
+    one.rank = &selection;
+    RunReport own;
+    KSCOPE_RETURN_IF_ERROR(AddGpuParts(store, one, own));
+    out.ranks.push_back(Condensed(std::move(figures.ranks[i]), own));
+  }
+  out.straggler = std::move(figures.straggler);
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #include "analysis/names/kernel_names.h"
 #include "analysis/stages/model_flops.h"
 #include "analysis/stages/stage_mfu.h"
+#include "analysis/stages/stage_projection.h"
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
 #include "report/run_report_parts.h"
@@ -109,13 +110,19 @@ StagePart StageFigures(const analysis::Stage& s) {
 }  // namespace
 
 Status AddStages(store::Store& store, const StageInputs& in, RunReport& out) {
-  auto stages = analysis::ComputeStages(store, in.timeline_run, &in.nsys);
+  const analysis::NsysEvents& scoped = in.rank != nullptr ? in.rank->events : in.nsys;
+  auto stages = analysis::ComputeStages(store, in.timeline_run, &scoped);
   if (!stages.ok()) return stages.error();
+  // A rank's stages: nsys's projection figures of its own ranges (the stored ones are the run's).
+  if (in.rank != nullptr) KSCOPE_RETURN_IF_ERROR(analysis::ProjectStages(store, scoped, *stages));
   auto rows = analysis::LoadKernelRows(store, in.timeline_run, &in.nsys);
   if (!rows.ok()) return rows.error();
   auto model = analysis::ResolveModel(in.config.model);
   if (!model.ok()) return model.error();
+  // The work ncu measured per launch configuration, wherever it profiled it; a rank's stages
+  // apply it to the rank's own launches of each configuration.
   const auto work = analysis::GatherProfiledWork(in.launches, in.timeline_run, *rows);
+  if (in.rank != nullptr) *rows = analysis::AtRows(*rows, in.rank->kernel_rows);
   std::vector<int64_t> name_ids;
   for (const auto& s : *stages) {
     for (const auto& k : s.kernels_by_time) name_ids.push_back(k.name_id);

@@ -11,6 +11,7 @@ Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping 
   if (!runs.ok()) return runs.error();
   Atlas atlas;
   atlas.grouping = grouping;
+  atlas.rank = filter.rank;
   atlas.runs = std::move(runs).value();
   std::set<std::string> models;
   for (const auto& r : atlas.runs) models.insert(r.model);

@@ -24,6 +24,9 @@ struct RunFilter {
   std::vector<int64_t> run_ids;
   std::map<std::string, std::string> tags;
   std::optional<std::string> label, model, gpu;
+  // One rank of each run (a multi-GPU job's process: analysis/timeline/rank_selection.h): its
+  // kernels' time, and the launches ncu profiled on its GPU; every run must have it.
+  std::optional<int64_t> rank;
 };
 
 enum class Grouping { kFamily, kKernel };
@@ -132,6 +135,7 @@ struct Signal {
 
 struct Atlas {
   Grouping grouping = Grouping::kFamily;
+  std::optional<int64_t> rank;              // RunFilter::rank
   std::vector<AtlasRun> runs;               // by id
   std::vector<std::string> models;          // sorted
   std::vector<PopularityRow> popularity;    // by GPU time, largest first, then key

@@ -4,35 +4,21 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/atlas/diff_merge.h"
+#include "analysis/atlas/diff_selections_sides.h"
+
 namespace kscope::analysis::atlas {
 
 namespace {
 
 std::vector<DiffRow> Compare(const std::map<std::string, KernelSum>& a, const std::map<std::string, KernelSum>& b) {
   std::vector<DiffRow> rows;
-  // x: the row in A, y: in B (either may be absent); any: whichever is present.
-  auto add = [&](const std::string& key, const KernelSum* x, const KernelSum* y, const KernelSum& any) {
-    DiffRow r{key,
-              any.family,
-              any.library,
-              x ? x->launches : 0,
-              y ? y->launches : 0,
-              x ? x->ns : 0,
-              y ? y->ns : 0,
-              x == nullptr   ? Change::kAppeared
-              : y == nullptr ? Change::kVanished
-                             : Change::kChanged,
-              x ? x->spread : std::nullopt,
-              y ? y->spread : std::nullopt};
+  MergeByKey(a, b, [&](const std::string& key, const KernelSum* x, const KernelSum* y, Change change) {
+    const KernelSum& any = x != nullptr ? *x : *y;
+    DiffRow r{key,           any.family,    any.library, x ? x->launches : 0,          y ? y->launches : 0,
+              x ? x->ns : 0, y ? y->ns : 0, change,      x ? x->spread : std::nullopt, y ? y->spread : std::nullopt};
     if (r.change != Change::kChanged || r.launches_a != r.launches_b || r.ns_a != r.ns_b) rows.push_back(r);
-  };
-  for (const auto& [key, x] : a) {
-    auto it = b.find(key);
-    add(key, &x, it != b.end() ? &it->second : nullptr, x);
-  }
-  for (const auto& [key, y] : b) {
-    if (!a.contains(key)) add(key, nullptr, &y, y);
-  }
+  });
   std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
     return std::llabs(x.ns_b - x.ns_a) > std::llabs(y.ns_b - y.ns_a);
   });
@@ -47,21 +33,22 @@ bool SameStage(const StageFacts& x, const StageFacts& y) {
 std::vector<StageDiffRow> CompareStages(const std::map<std::string, StageFacts>& a,
                                         const std::map<std::string, StageFacts>& b) {
   std::vector<StageDiffRow> rows;
-  for (const auto& [name, x] : a) {
-    auto it = b.find(name);
-    if (it == b.end()) {
-      rows.push_back({name, Change::kVanished, x, std::nullopt});
-    } else if (!SameStage(x, it->second)) {
-      rows.push_back({name, Change::kChanged, x, it->second});
-    }
-  }
-  for (const auto& [name, y] : b) {
-    if (!a.contains(name)) rows.push_back({name, Change::kAppeared, std::nullopt, y});
-  }
+  MergeByKey(a, b, [&](const std::string& name, const StageFacts* x, const StageFacts* y, Change change) {
+    if (change == Change::kChanged && SameStage(*x, *y)) return;
+    rows.push_back({name, change, x ? std::optional(*x) : std::nullopt, y ? std::optional(*y) : std::nullopt});
+  });
   std::stable_sort(rows.begin(), rows.end(), [](const StageDiffRow& x, const StageDiffRow& y) {
     return std::abs(x.GpuTimePct()) > std::abs(y.GpuTimePct());
   });
   return rows;
+}
+
+// A side's one run's manifest fields, without the model LoadSide adds (a run diff warns of the
+// fields that tell whether runs compare, the model not among them).
+ComparedValues RunFields(const SelectionSide& side) {
+  ComparedValues fields = side.fields.front();
+  fields.pop_back();
+  return fields;
 }
 
 double Pct(int64_t a, int64_t b) { return a > 0 ? 100.0 * static_cast<double>(b - a) / static_cast<double>(a) : 0.0; }
@@ -92,36 +79,29 @@ double DiffRow::GpuTimePct() const { return change == Change::kChanged ? Pct(ns_
 double RunDiff::GpuTimePct() const { return Pct(ns_a, ns_b); }
 double RunDiff::LaunchesPct() const { return Pct(launches_a, launches_b); }
 
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const AnalysisOptions& config) {
-  auto run_a = LoadComparedFields(store, a);
-  if (!run_a.ok()) return run_a.error();
-  auto run_b = LoadComparedFields(store, b);
-  if (!run_b.ok()) return run_b.error();
-  auto ka = LoadRunKernels(store, a);
-  if (!ka.ok()) return ka.error();
-  auto kb = LoadRunKernels(store, b);
-  if (!kb.ok()) return kb.error();
+// A selection of one run per side: the runs are read as a selection's are (LoadSide), and
+// compared run to run.
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const AnalysisOptions& config,
+                         std::optional<int64_t> rank) {
+  auto x = LoadSide(store, {a}, config, rank);
+  if (!x.ok()) return x.error();
+  auto y = LoadSide(store, {b}, config, rank);
+  if (!y.ok()) return y.error();
+  const RunKernels& ka = x->kernels.front();
+  const RunKernels& kb = y->kernels.front();
   RunDiff d;
   d.a = a;
   d.b = b;
-  d.differences = ManifestDifferences(*run_a, *run_b);
-  d.launches_a = ka->launches;
-  d.launches_b = kb->launches;
-  d.ns_a = ka->ns;
-  d.ns_b = kb->ns;
-  d.families = Compare(ka->families, kb->families);
-  d.kernels = Compare(ka->kernels, kb->kernels);
-  auto sa = LoadStageFacts(store, a, config);
-  if (!sa.ok()) return sa.error();
-  auto sb = LoadStageFacts(store, b, config);
-  if (!sb.ok()) return sb.error();
-  d.stages = CompareStages(*sa, *sb);
-  auto ca = LoadRunClasses(store, a, config.classify);
-  if (!ca.ok()) return ca.error();
-  auto cb = LoadRunClasses(store, b, config.classify);
-  if (!cb.ok()) return cb.error();
-  d.family_classes = CompareClasses(ca->families, cb->families);
-  d.kernel_classes = CompareClasses(ca->kernels, cb->kernels);
+  d.differences = ManifestDifferences(RunFields(*x), RunFields(*y));
+  d.launches_a = ka.launches;
+  d.launches_b = kb.launches;
+  d.ns_a = ka.ns;
+  d.ns_b = kb.ns;
+  d.families = Compare(ka.families, kb.families);
+  d.kernels = Compare(ka.kernels, kb.kernels);
+  d.stages = CompareStages(x->stages.front(), y->stages.front());
+  d.family_classes = CompareClasses(x->classes.families, y->classes.families);
+  d.kernel_classes = CompareClasses(x->classes.kernels, y->classes.kernels);
   return d;
 }
 

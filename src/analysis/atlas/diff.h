@@ -66,7 +66,9 @@ struct RunDiff {
 std::vector<ManifestDifference> ManifestDifferences(const ComparedValues& a, const ComparedValues& b);
 
 // `config`: stages.warmup, the model (modelled MFU), classify.* (classes).
-Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const AnalysisOptions& config);
+// `rank`: one rank of each run (kscope diff --rank N): its kernels and its stages alone.
+Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const AnalysisOptions& config,
+                         std::optional<int64_t> rank = std::nullopt);
 
 // A threshold on a diff, written METRIC>N, METRIC>=N, METRIC<N or METRIC<=N. Metrics:
 // gpu_time_pct and launches_pct (the whole run's change, percent), family_gpu_time_pct (the

@@ -11,19 +11,63 @@
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/names/kernel_names.h"
 #include "analysis/stages/stage_mfu.h"
+#include "analysis/stages/stage_projection.h"
+#include "analysis/timeline/duration_stats.h"
+#include "analysis/timeline/kernel_totals.h"
+#include "analysis/timeline/rank_selection.h"
+#include "analysis/timeline/ranks.h"
 
 namespace kscope::analysis::atlas {
 
-Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run) {
+namespace {
+
+// A kernel name's launches, time and spread of launch durations.
+struct NameFigures {
+  std::string name;
+  int64_t n = 0, ns = 0;
+  LaunchSpread spread;
+};
+
+Result<std::vector<NameFigures>> StoredFigures(store::Store& store, int64_t run) {
   auto q = store.db().Prepare(
       "SELECT s.value, k.n, k.total, k.median, k.min, k.max FROM kernel_summary k JOIN string s ON s.id = k.name_id "
       "WHERE k.run_id = ?1");
   if (!q.ok()) return q.error();
   q->Bind(1, run);
+  std::vector<NameFigures> out;
+  while (q->Step()) out.push_back({q->Text(0), q->Int(1), q->Int(2), LaunchSpread{q->Double(3), q->Int(4), q->Int(5)}});
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+// The same of one rank's kernels, from its events.
+Result<std::vector<NameFigures>> RankNameFigures(store::Store& store, int64_t run, int64_t rank) {
+  auto selection = LoadRank(store, run, rank);
+  if (!selection.ok()) return selection.error();
+  const auto& k = selection->events.kernels;
+  std::map<int64_t, std::vector<int64_t>> durations;  // by name id
+  for (size_t i = 0; i < k.start.size(); ++i) durations[k.name[i]].push_back(k.end[i] - k.start[i]);
+  std::vector<int64_t> ids;
+  for (const auto& [id, d] : durations) ids.push_back(id);
+  auto names = store.Strings(ids);
+  if (!names.ok()) return names.error();
+  std::vector<NameFigures> out;
+  for (auto& [id, d] : durations) {
+    const DurationStats s = ComputeStats(d);
+    out.push_back({names->at(id), s.n, s.total, LaunchSpread{s.median, s.min, s.max}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run, std::optional<int64_t> rank) {
+  auto figures = rank ? RankNameFigures(store, run, *rank) : StoredFigures(store, run);
+  if (!figures.ok()) return figures.error();
   RunKernels out;
-  while (q->Step()) {
-    const std::string name = q->Text(0);
-    const int64_t n = q->Int(1), ns = q->Int(2);
+  for (const NameFigures& f : *figures) {
+    const std::string& name = f.name;
+    const int64_t n = f.n, ns = f.ns;
     const auto id = IdentifyKernel(name);
     const std::string library(LibraryName(id.library));
     for (auto* sum : {&out.families[id.family], &out.kernels[name]}) {
@@ -32,11 +76,10 @@ Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run) {
       sum->launches += n;
       sum->ns += ns;
     }
-    out.kernels[name].spread = LaunchSpread{q->Double(3), q->Int(4), q->Int(5)};
+    out.kernels[name].spread = f.spread;
     out.launches += n;
     out.ns += ns;
   }
-  KSCOPE_RETURN_IF_ERROR(q->status());
   if (out.kernels.empty()) {
     return Error{"run " + std::to_string(run), "has no nsys kernels to compare",
                  "import its nsys export into it: kscope import --run " + std::to_string(run) + " FILE.sqlite"};
@@ -83,14 +126,23 @@ Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run) {
   return ComparedFields(info->manifest, *capture);
 }
 
-Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
-                                                         const AnalysisOptions& config) {
+Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run, const AnalysisOptions& config,
+                                                         std::optional<int64_t> rank) {
   auto info = store.GetRun(run);
   if (!info.ok()) return info.error();
   auto nsys = LoadNsysEvents(store, run);
   if (!nsys.ok()) return nsys.error();
-  auto stages = ComputeStages(store, run, &*nsys);
+  std::optional<RankSelection> selection;
+  if (rank) {
+    auto ranks = ReadRanks(store, run);
+    if (!ranks.ok()) return ranks.error();
+    auto found = FindRank(*ranks, *rank, run);
+    if (!found.ok()) return found.error();
+    selection = SelectRank(*nsys, *found);
+  }
+  auto stages = ComputeStages(store, run, selection ? &selection->events : &*nsys);
   if (!stages.ok()) return stages.error();
+  if (selection) KSCOPE_RETURN_IF_ERROR(ProjectStages(store, selection->events, *stages));
   auto rows = LoadKernelRows(store, run, &*nsys);
   if (!rows.ok()) return rows.error();
   auto model = ResolveModel(config.model);
@@ -98,6 +150,7 @@ Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, in
   auto launches = LoadNcuLaunches(store, run);
   if (!launches.ok()) return launches.error();
   const auto work = GatherProfiledWork(*launches, run, *rows);
+  if (selection) *rows = AtRows(*rows, selection->kernel_rows);
   const std::string gpu = info->manifest.gpu.value_or("");
   const std::string dtype = !config.model.dtype.empty() ? config.model.dtype : info->manifest.dtype.value_or("");
   std::map<std::string, StageFacts> out;

@@ -33,8 +33,9 @@ struct RunKernels {
   std::map<std::string, KernelSum> families, kernels;  // by family; by kernel name as nsys gives it
   int64_t launches = 0, ns = 0;
 };
-// An error when the run has no nsys kernels.
-Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run);
+// An error when the run has no nsys kernels. `rank`: that rank's kernels alone
+// (analysis/timeline/rank_selection.h); an error when the run has no such rank.
+Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run, std::optional<int64_t> rank = std::nullopt);
 
 // The manifest fields that tell whether runs compare, in a fixed order: gpu, driver, cuda,
 // nsys_export, nsys_tool, ncu, dtype, batch, tokens; then, from `capture` (the manifest.json
@@ -58,8 +59,9 @@ struct StageFacts {
 };
 
 // By stage name ("domain:text", ":decode" in the default domain).
-Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
-                                                         const AnalysisOptions& config);
+// `rank`: the stages as that rank ran them (its own instances, MFU against one GPU's peak).
+Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run, const AnalysisOptions& config,
+                                                         std::optional<int64_t> rank = std::nullopt);
 
 // The bottleneck classes of a run's profiled launches, per family and per kernel (ncu's name);
 // launches without the metrics a class needs (class unknown) are left out.

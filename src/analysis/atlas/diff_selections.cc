@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "analysis/atlas/diff_merge.h"
 #include "analysis/atlas/diff_selections_sides.h"
 
 namespace kscope::analysis::atlas {
@@ -47,23 +48,16 @@ std::map<std::string, PerRun> Gather(const SelectionSide& side, const KernelMap 
 std::vector<SelectionDiffRow> CompareRows(const SelectionSide& a, const SelectionSide& b,
                                           const KernelMap RunKernels::*which) {
   const auto x = Gather(a, which), y = Gather(b, which);
-  std::set<std::string> keys;
-  for (const auto& [key, p] : x) keys.insert(key);
-  for (const auto& [key, p] : y) keys.insert(key);
   std::vector<SelectionDiffRow> rows;
-  for (const auto& key : keys) {
-    auto ix = x.find(key), iy = y.find(key);
-    const PerRun* px = ix != x.end() ? &ix->second : nullptr;
-    const PerRun* py = iy != y.end() ? &iy->second : nullptr;
-    if (px == nullptr && py == nullptr) continue;  // never: the key is in one of them
+  // A selection without the row launches it 0 times in each of its runs.
+  const std::vector<double> zeros_a(a.runs.size(), 0.0), zeros_b(b.runs.size(), 0.0);
+  MergeByKey(x, y, [&](const std::string& key, const PerRun* px, const PerRun* py, Change change) {
     const PerRun& any = px != nullptr ? *px : *py;
     SelectionDiffRow r;
     r.key = key;
     r.family = any.family;
     r.library = any.library;
-    r.change = px == nullptr ? Change::kAppeared : py == nullptr ? Change::kVanished : Change::kChanged;
-    // A selection without the row launches it 0 times in each of its runs.
-    const std::vector<double> zeros_a(a.runs.size(), 0.0), zeros_b(b.runs.size(), 0.0);
+    r.change = change;
     r.runs_a = px ? px->runs : 0;
     r.runs_b = py ? py->runs : 0;
     r.launches_a = SpreadOverRuns(px ? px->launches : zeros_a);
@@ -72,9 +66,11 @@ std::vector<SelectionDiffRow> CompareRows(const SelectionSide& a, const Selectio
     r.ns_b = SpreadOverRuns(py ? py->ns : zeros_b);
     const bool same = r.runs_a == r.runs_b && r.launches_a == r.launches_b && r.ns_a == r.ns_b;
     if (r.change != Change::kChanged || !same) rows.push_back(std::move(r));
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const SelectionDiffRow& p, const SelectionDiffRow& q) {
-    return std::abs(p.ns_b.median - p.ns_a.median) > std::abs(q.ns_b.median - q.ns_a.median);
+  });
+  // By the size of the change, largest first, then key.
+  std::sort(rows.begin(), rows.end(), [](const SelectionDiffRow& p, const SelectionDiffRow& q) {
+    const double dp = std::abs(p.ns_b.median - p.ns_a.median), dq = std::abs(q.ns_b.median - q.ns_a.median);
+    return dp != dq ? dp > dq : p.key < q.key;
   });
   return rows;
 }
@@ -112,17 +108,11 @@ std::map<std::string, SelectionStageFacts> StagesOf(const SelectionSide& side) {
 std::vector<SelectionStageRow> CompareStages(const SelectionSide& a, const SelectionSide& b) {
   const auto x = StagesOf(a), y = StagesOf(b);
   std::vector<SelectionStageRow> rows;
-  for (const auto& [name, f] : x) {
-    auto it = y.find(name);
-    if (it == y.end()) {
-      rows.push_back({name, Change::kVanished, f, std::nullopt});
-    } else if (!(f == it->second)) {
-      rows.push_back({name, Change::kChanged, f, it->second});
-    }
-  }
-  for (const auto& [name, f] : y) {
-    if (!x.contains(name)) rows.push_back({name, Change::kAppeared, std::nullopt, f});
-  }
+  MergeByKey(
+      x, y, [&](const std::string& name, const SelectionStageFacts* p, const SelectionStageFacts* q, Change change) {
+        if (change == Change::kChanged && *p == *q) return;
+        rows.push_back({name, change, p ? std::optional(*p) : std::nullopt, q ? std::optional(*q) : std::nullopt});
+      });
   std::stable_sort(rows.begin(), rows.end(), [](const SelectionStageRow& p, const SelectionStageRow& q) {
     return std::abs(p.GpuTimePct()) > std::abs(q.GpuTimePct());
   });
@@ -215,9 +205,9 @@ Result<SelectionDiff> DiffSelections(store::Store& store, const RunFilter& a, co
   if (!runs_a.ok()) return runs_a.error();
   auto runs_b = SelectSide(store, b, d.b_text);
   if (!runs_b.ok()) return runs_b.error();
-  auto x = LoadSide(store, *runs_a, config);
+  auto x = LoadSide(store, *runs_a, config, a.rank);
   if (!x.ok()) return x.error();
-  auto y = LoadSide(store, *runs_b, config);
+  auto y = LoadSide(store, *runs_b, config, b.rank);
   if (!y.ok()) return y.error();
   d.runs_a = x->runs;
   d.runs_b = y->runs;

@@ -43,14 +43,15 @@ Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& fi
   return ids;
 }
 
-Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const AnalysisOptions& config) {
+Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const AnalysisOptions& config,
+                               std::optional<int64_t> rank) {
   SelectionSide side;
   for (int64_t id : runs) {
     auto info = store.GetRun(id);
     if (!info.ok()) return info.error();
-    auto kernels = LoadRunKernels(store, id);
+    auto kernels = LoadRunKernels(store, id, rank);
     if (!kernels.ok()) return kernels.error();
-    auto stages = LoadStageFacts(store, id, config);
+    auto stages = LoadStageFacts(store, id, config, rank);
     if (!stages.ok()) return stages.error();
     auto classes = LoadRunClasses(store, id, config.classify);
     if (!classes.ok()) return classes.error();

@@ -25,7 +25,8 @@ struct SelectionSide {
 Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& filter, const std::string& text);
 
 // What those runs say; an error when one has no nsys kernels.
-Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const AnalysisOptions& config);
+Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& runs, const AnalysisOptions& config,
+                               std::optional<int64_t> rank);
 
 // Per field of `fields` (one list per run, in one order), the distinct values the runs know,
 // sorted (none: no run knows it).

@@ -4,8 +4,33 @@
 #include <unordered_map>
 
 #include "analysis/atlas/parts.h"
+#include "analysis/timeline/rank_selection.h"
+#include "analysis/timeline/ranks.h"
 
 namespace kscope::analysis::atlas {
+
+namespace {
+
+// The GPU of the run's rank `rank` (of the discovery run its launches are linked to, where it
+// holds ncu data only); none without a rank.
+Result<std::optional<int64_t>> RankDevice(store::Store& store, int64_t run_id, const std::optional<int64_t>& rank) {
+  if (!rank) return std::optional<int64_t>();
+  int64_t timeline_run = run_id;
+  auto q = store.db().Prepare(
+      "SELECT kernel_run FROM ncu_launch WHERE run_id = ?1 AND kernel_run IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+      "run_rank WHERE run_id = ?1) LIMIT 1");
+  if (!q.ok()) return q.error();
+  q->Bind(1, run_id);
+  if (q->Step()) timeline_run = q->Int(0);
+  KSCOPE_RETURN_IF_ERROR(q->status());
+  auto ranks = ReadRanks(store, timeline_run);
+  if (!ranks.ok()) return ranks.error();
+  auto found = FindRank(*ranks, *rank, run_id);
+  if (!found.ok()) return found.error();
+  return std::optional<int64_t>(found->device);
+}
+
+}  // namespace
 
 Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thresholds, const NsysNames& nsys_names,
                              Atlas& atlas, const std::vector<std::function<void(const ProfiledLaunch&)>>& views) {
@@ -23,9 +48,12 @@ Status ForEachProfiledLaunch(store::Store& store, const ClassifyThresholds& thre
   Status failed = Status::Ok();
   for (auto& run : atlas.runs) {
     int64_t launches = 0;
+    auto device = RankDevice(store, run.id, atlas.rank);
+    if (!device.ok()) return device.error();
     const auto model_index = static_cast<size_t>(std::lower_bound(atlas.models.begin(), atlas.models.end(), run.model) -
                                                  atlas.models.begin());
     KSCOPE_RETURN_IF_ERROR(reader->ForEach(run.id, [&](const StoredLaunch& l) {
+      if (*device && l.device != *device) return;  // another rank's GPU
       ++launches;
       auto it = names.find(l.name_id);
       if (it == names.end()) {

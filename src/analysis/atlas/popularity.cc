@@ -6,6 +6,7 @@
 
 #include "analysis/atlas/parts.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/timeline/kernel_totals.h"
 
 namespace kscope::analysis::atlas {
 
@@ -27,24 +28,43 @@ struct Name {
 
 }  // namespace
 
+namespace {
+
+// The run's kernel summary (in the table's order, which decides the spelling kept for names
+// that match alike), or its rank's (Atlas::rank).
+Result<std::vector<KernelTotal>> RunTotals(store::Store& store, int64_t run_id, const std::optional<int64_t>& rank) {
+  if (!rank) {
+    auto q = store.db().Prepare(
+        "SELECT k.name_id, s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id "
+        "WHERE k.run_id = ?1");
+    if (!q.ok()) return q.error();
+    q->Bind(1, run_id);
+    std::vector<KernelTotal> rows;
+    while (q->Step()) rows.push_back({q->Int(0), q->Text(1), q->Int(2), q->Int(3), 0});
+    KSCOPE_RETURN_IF_ERROR(q->status());
+    return rows;
+  }
+  auto selection = LoadRank(store, run_id, *rank);
+  if (!selection.ok()) return selection.error();
+  return KernelTotals(store, run_id, &*selection);
+}
+
+}  // namespace
+
 Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
-  auto q = store.db().Prepare(
-      "SELECT k.name_id, s.value, k.n, k.total FROM kernel_summary k JOIN string s ON s.id = k.name_id "
-      "WHERE k.run_id = ?1");
-  if (!q.ok()) return q.error();
   std::unordered_map<int64_t, Name> names;  // a name's identity and rows, computed once
   NsysFacts facts;
   std::map<std::string, std::pair<int64_t, int64_t>> family_runs;
   std::map<std::string, Tally> tallies;
   std::map<std::string, int64_t> model_ns;
   for (auto& run : atlas.runs) {
-    q->Reset();
-    q->Bind(1, run.id);
-    while (q->Step()) {
-      const int64_t name_id = q->Int(0), n = q->Int(2), ns = q->Int(3);
+    auto totals = RunTotals(store, run.id, atlas.rank);
+    if (!totals.ok()) return totals.error();
+    for (const KernelTotal& k : *totals) {
+      const int64_t name_id = k.name_id, n = k.n, ns = k.total;
       auto it = names.find(name_id);
       if (it == names.end()) {
-        const std::string name = q->Text(1);
+        const std::string& name = k.name;
         Name added{IdentifyKernel(name)};
         facts.names.emplace(KernelMatchKey(name), name);
         const std::string& key = atlas.grouping == Grouping::kFamily ? added.identity.family : name;
@@ -73,7 +93,6 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
       run.launches += n;
       run.kernel_ns += ns;
     }
-    KSCOPE_RETURN_IF_ERROR(q->status());
     model_ns[run.model] += run.kernel_ns;
   }
   for (auto& [key, t] : tallies) {

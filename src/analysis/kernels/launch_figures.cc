@@ -106,7 +106,7 @@ Result<StoredLaunchReader> StoredLaunchReader::Open(store::Store& store) {
   auto q = store.db().Prepare(
       std::string("SELECT l.id, l.name_id, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, ") +
       kColumns +
-      " FROM ncu_launch l JOIN ncu_launch_figures f ON f.run_id = l.run_id AND f.launch_id = l.id "
+      ", l.device FROM ncu_launch l JOIN ncu_launch_figures f ON f.run_id = l.run_id AND f.launch_id = l.id "
       "WHERE l.run_id = ?1 ORDER BY l.id");
   if (!q.ok()) return q.error();
   return StoredLaunchReader(std::move(q).value());
@@ -141,6 +141,7 @@ Status StoredLaunchReader::ForEach(int64_t run_id, const std::function<void(cons
     f.roof_pct = OptDouble(q_, 23);
     f.roof_memory_bound = q_.IsNull(24) ? std::nullopt : std::optional<bool>(q_.Int(24) != 0);
     AssignText(q_, 25, l.shape);
+    l.device = q_.IsNull(26) ? std::nullopt : std::optional<int64_t>(q_.Int(26));
     fn(l);
   }
   return q_.status();

@@ -59,7 +59,8 @@ struct StoredLaunch {
   int64_t name_id = 0;  // ncu's kernel name, an id into the string table
   std::array<int64_t, 3> grid{}, block{};
   LaunchFigures figures;
-  std::string shape;  // the launching PyTorch op and its input shapes (launch_shapes.h); "" when unknown
+  std::string shape;              // the launching PyTorch op and its input shapes (launch_shapes.h); "" when unknown
+  std::optional<int64_t> device;  // the GPU ncu profiled it on
 };
 
 // Reads runs' stored launches, one run at a time, in launch-id order.

@@ -65,6 +65,33 @@ std::string Advice(const Straggler& s) {
       s.rank, Ms(late), unit);
 }
 
+// The exposure measured on the straggler, and what fits it.
+std::string OverlapAdvice(const RankFigures& f, const Straggler& s) {
+  if (f.communication_ns <= 0) return "";
+  const double share =
+      100.0 * static_cast<double>(f.exposed_communication_ns) / static_cast<double>(f.communication_ns);
+  const double per = s.steps > 0 ? static_cast<double>(s.steps) : 1.0;
+  const std::string unit = s.steps > 0 ? fmt::format(" per {}", s.step_stage) : std::string(" in all");
+  int64_t count = 0;
+  for (const RankCollective& c : f.collectives) count += c.count;
+  const std::string exposed =
+      fmt::format("{:.0f}% of rank {}'s communication time ({}{}) has no compute beside it", share, f.rank.rank,
+                  Ms(static_cast<double>(f.exposed_communication_ns) / per), unit);
+  if (share < 20) return exposed + ": communication is mostly hidden already; more overlap gains little";
+  const double mean_us = count > 0 ? static_cast<double>(f.communication_ns) / static_cast<double>(count) / 1e3 : 0;
+  const double per_step = static_cast<double>(count) / per;
+  if (per_step >= 8 && mean_us < 100) {
+    return exposed + fmt::format(
+                         ", in {:.0f} collectives{} of {:.0f} us on average: fewer, larger collectives pay less "
+                         "launch and latency cost (raise DDP's bucket_cap_mb, coalesce small tensors)",
+                         per_step, unit, mean_us);
+  }
+  return exposed +
+         ": overlap gradient reduction with backward (DDP starts a bucket's all-reduce when its gradients are ready: a "
+         "smaller bucket_cap_mb starts the first one earlier; static_graph=True and gradient_as_bucket_view=True "
+         "help), and keep the optimizer's collectives off the critical path";
+}
+
 }  // namespace
 
 RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& ranks,
@@ -167,6 +194,7 @@ RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& 
   s.late_per_step_ns = s.steps > 0 ? static_cast<double>(s.late_ns) / per : 0;
   s.extra_compute_per_step_ns = extra_compute / per;
   s.advice = Advice(s);
+  s.overlap_advice = OverlapAdvice(out.ranks[who], s);
   out.straggler = std::move(s);
   return out;
 }

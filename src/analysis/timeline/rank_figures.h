@@ -57,6 +57,10 @@ struct Straggler {
   // How much more compute kernel time the straggler has than the others' mean, per step (or in all).
   double extra_compute_per_step_ns = 0;
   std::string advice;  // one line that fits what was measured
+  // What overlap would gain, from the straggler's exposed communication (its collectives wait
+  // least, so its exposed time is transfer, not waiting): bucket size, overlap of gradient
+  // reduction with backward, fewer or larger collectives; "" when it has no communication.
+  std::string overlap_advice;
 };
 
 struct RankAnalysis {

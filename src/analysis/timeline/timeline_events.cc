@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/names/api_names.h"
+#include "analysis/timeline/rank_selection.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 
@@ -66,12 +67,15 @@ Status LoadKernels(store::Store& store, int64_t run_id, const NsysEvents* nsys, 
   return Status::Ok();
 }
 
-Status LoadMemops(store::Store& store, int64_t run_id, TimelineEvents& e) {
+Status LoadMemops(store::Store& store, int64_t run_id, const std::vector<int64_t>* rows, TimelineEvents& e) {
   namespace m = store::memop;
   auto cols = store::ReadColumns(store.db(), run_id, store::kMemopStream,
                                  {m::kStart, m::kEnd, m::kBytes, m::kIsMemset, m::kCopyKind, m::kSrcKind, m::kDstKind});
   if (!cols.ok()) return cols.error();
   auto& c = *cols;
+  if (rows != nullptr) {
+    for (auto& column : c) column = AtRows(column, *rows);
+  }
   auto& o = e.memops;
   o.start = std::move(c[0]);
   o.end = std::move(c[1]);
@@ -162,10 +166,11 @@ void Derive(TimelineEvents& e) {
 
 }  // namespace
 
-Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id, const NsysEvents* nsys) {
+Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id, const NsysEvents* nsys,
+                                          const std::vector<int64_t>* memop_rows) {
   TimelineEvents e;
   KSCOPE_RETURN_IF_ERROR(LoadKernels(store, run_id, nsys, e));
-  KSCOPE_RETURN_IF_ERROR(LoadMemops(store, run_id, e));
+  KSCOPE_RETURN_IF_ERROR(LoadMemops(store, run_id, memop_rows, e));
   KSCOPE_RETURN_IF_ERROR(LoadApi(store, run_id, nsys, e));
   Derive(e);
   return e;

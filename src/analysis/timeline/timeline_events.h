@@ -57,6 +57,8 @@ struct TimelineEvents {
 };
 
 // `nsys`: the run's events when loaded already; their kernel and API columns are reused.
-Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id, const NsysEvents* nsys = nullptr);
+// `memop_rows`: the rows of the run's copies and sets to take (a rank's: RankSelection), else all.
+Result<TimelineEvents> LoadTimelineEvents(store::Store& store, int64_t run_id, const NsysEvents* nsys = nullptr,
+                                          const std::vector<int64_t>* memop_rows = nullptr);
 
 }  // namespace kscope::analysis
