@@ -13,8 +13,10 @@
 #include "analysis/names/communication.h"
 #include "capture/commands.h"
 #include "capture/ncu_catalog.h"
+#include "capture/ncu_communicator.h"
 #include "capture/planned_links.h"
 #include "capture/progress.h"
+#include "capture/rank.h"
 #include "capture/run_dir.h"
 #include "capture/tool_output.h"
 #include "import/import_files.h"
@@ -247,6 +249,8 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                   {"steps", json::array()},
                   {"notes", json::array()}};
   if (*gpu) cap.manifest["gpu"] = ToJson(**gpu);
+  // Which job and rank this is: kscope import DIR... makes one run of a job's directories.
+  if (auto job = JobJson(req.env, req.job); !job.is_null()) cap.manifest["job"] = job;
   if (!torch_.contains(workload[0])) torch_[workload[0]] = TorchVersion(runner_, workload, cap.dir.logs().string());
   if (const auto& torch = torch_[workload[0]]) {
     cap.manifest["environment"]["torch"] = *torch;
@@ -393,6 +397,7 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
                                                 cfg.stages.warmup, cfg.profile.ncu_rank);
   if (!sel.ok()) return finish(sel.error());
   if (!metric_note.empty()) sel->notes.push_back(metric_note);
+  ChooseCommunicationReplay(runner_, tools_.ncu, cap.dir.logs().string(), *sel);
   if (req.max_ncu_runs > 0 && static_cast<int64_t>(sel->passes.size()) > req.max_ncu_runs) {
     size_t dropped = 0;
     for (size_t p = static_cast<size_t>(req.max_ncu_runs); p < sel->passes.size(); ++p) {

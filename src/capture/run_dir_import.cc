@@ -18,17 +18,15 @@ namespace kscope::capture {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-namespace {
-
 // A private folder for the decompressed copies of one directory's .zst files (mkdtemp: a new
 // name, mode 0700, so no other user's folder or link is ever written through), made when first
 // needed and removed at the end.
-class Scratch {
+class RunDirScratch {
  public:
-  Scratch() = default;
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() = default;
+  RunDirScratch() = default;
+  RunDirScratch(const RunDirScratch&) = delete;
+  RunDirScratch& operator=(const RunDirScratch&) = delete;
+  ~RunDirScratch() = default;
   // `path` when it exists, else `path`.zst decompressed here; "" when neither exists.
   Result<std::string> Plain(const fs::path& path) {
     std::error_code ec;
@@ -59,14 +57,18 @@ class Scratch {
   std::map<std::string, std::string> originals_;
 };
 
+namespace {
+
 std::optional<std::string> Text(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return std::nullopt;
   return j[key].get<std::string>();
 }
 
+}  // namespace
+
 // The store's description of the run, from the manifest (the user's words under "run"; the
 // GPU and the tools as kscope profile found them), the command line's words on top.
-store::Manifest ManifestOf(const json& m, const store::Manifest& user) {
+store::Manifest RunDirManifest(const json& m, const store::Manifest& user) {
   store::Manifest r = RunDescriptionFromJson(m.value("run", json::object()));
   if (!m.contains("run") && m.contains("sweep_point") && m["sweep_point"].is_object()) {
     for (const auto& [k, v] : m["sweep_point"].items()) {
@@ -91,6 +93,8 @@ store::Manifest ManifestOf(const json& m, const store::Manifest& user) {
   for (const auto& [k, v] : user.tags) r.tags[k] = v;
   return r;
 }
+
+namespace {
 
 struct Pass {
   int number = 0;
@@ -165,9 +169,12 @@ Result<std::vector<fs::path>> FindRunDirs(const fs::path& path) {
   return dirs;
 }
 
-Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, const store::Manifest& user,
-                                   const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
-  Scratch scratch;
+std::map<std::string, std::string> RunDirFiles::originals() const {
+  return scratch ? scratch->originals() : std::map<std::string, std::string>{};
+}
+
+Result<json> ReadRunDirManifest(const fs::path& dir) {
+  RunDirScratch scratch;
   auto manifest_path = scratch.Plain(dir / "manifest.json");
   if (!manifest_path.ok()) return manifest_path.error();
   if (manifest_path->empty()) {
@@ -186,19 +193,28 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
     return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
                  "import the run's files themselves: kscope import FILE..."};
   }
-  RunDirOutcome out;
+  return m;
+}
+
+Result<RunDirFiles> ReadRunDir(const fs::path& dir, bool partial) {
+  RunDirFiles read_dir;
+  read_dir.scratch = std::make_shared<RunDirScratch>();
+  RunDirScratch& scratch = *read_dir.scratch;
+  auto read = ReadRunDirManifest(dir);
+  if (!read.ok()) return read.error();
+  json m = std::move(read).value();
+  RunDirOutcome& out = read_dir.out;
   out.dir = dir.string();
   out.profiled_run = m["kscope_run"].is_number_integer() ? m["kscope_run"].get<int64_t>() : 0;
   out.status = Text(m, "status").value_or("incomplete");
 
   // The files, in the order kscope profile imported them: the discovery export, then each
   // ncu pass's pages (or its report, where the pages were not exported).
-  std::vector<std::string> files;
-  const bool own_discovery = !m.contains("discovery_run");
-  if (own_discovery) {
+  read_dir.own_discovery = !m.contains("discovery_run");
+  if (read_dir.own_discovery) {
     auto sqlite = scratch.Plain(dir / "nsys" / "discovery.sqlite");
     if (!sqlite.ok()) return sqlite.error();
-    if (!sqlite->empty()) files.push_back(*sqlite);
+    read_dir.nsys = *sqlite;
   }
   auto passes = PassesOf(m, dir / "manifest.json");
   if (!passes.ok()) return passes.error();
@@ -218,21 +234,35 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
       const std::string what =
           fmt::format("ncu pass {} profiled {} launch(es), and its report ({}.ncu-rep, or its pages) is missing",
                       pass.number, pass.launches, fs::relative(base, dir).string());
-      if (!options.partial) {
+      if (!partial) {
         return Error{dir.string(), what,
                      "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete"};
       }
       out.notes.push_back(what);
       out.status = "incomplete";
     }
-    for (const auto& f : pass.files) files.push_back(f);
+    if (!pass.files.empty()) read_dir.passes.push_back({pass.number, pass.profiled_rows, pass.files});
   }
-  std::erase_if(*passes, [](const Pass& p) { return p.files.empty(); });
-  if (files.empty()) {
+  if (read_dir.nsys.empty() && read_dir.passes.empty()) {
     return Error{dir.string(),
                  "the run directory holds no nsys export and no ncu report or page (the profile stopped early?)",
                  "see its manifest.json and logs/; profile the workload again"};
   }
+  read_dir.manifest = std::move(m);
+  return read_dir;
+}
+
+Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, const store::Manifest& user,
+                                   const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
+  auto read_dir = ReadRunDir(dir, options.partial);
+  if (!read_dir.ok()) return read_dir.error();
+  const json& m = read_dir->manifest;
+  RunDirOutcome out = read_dir->out;
+  const bool own_discovery = read_dir->own_discovery;
+  const auto* passes = &read_dir->passes;
+  std::vector<std::string> files;
+  if (!read_dir->nsys.empty()) files.push_back(read_dir->nsys);
+  for (const auto& pass : *passes) files.insert(files.end(), pass.files.begin(), pass.files.end());
   int64_t discovery = 0;
   if (!own_discovery && m["discovery_run"].is_number_integer()) {
     auto it = runs.find(m["discovery_run"].get<int64_t>());
@@ -240,11 +270,11 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   }
 
   import::ImportOptions opts = options;
-  opts.manifest = ManifestOf(m, user);
+  opts.manifest = RunDirManifest(m, user);
   opts.run_per_file = false;
   opts.into_run = 0;
   opts.refuse_unrelated_ncu = false;  // the plan says which kernel each launch is (a targeted run has none)
-  opts.recorded_paths = scratch.originals();
+  opts.recorded_paths = read_dir->originals();
   auto imported = import::ImportFiles(store, files, opts, [&](const std::vector<import::FileOutcome>& done) -> Status {
     out.run_id = done.front().run_id;
     if (own_discovery) discovery = out.run_id;
@@ -277,7 +307,7 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   if (!imported.ok()) {
     Error e = imported.error();
     // Name the file the user has, not its decompressed copy.
-    for (const auto& [copy, original] : scratch.originals()) {
+    for (const auto& [copy, original] : read_dir->originals()) {
       if (e.where == copy) e.where = original;
     }
     return e;

@@ -97,6 +97,12 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
       if (!id.ok()) return id.error();
       run_id = *id;
     }
+    int64_t kernels_before = 0;
+    if (importers[i]->format() == "nsys-sqlite" && run_has_nsys) {
+      auto rows = store.StreamRows(run_id, "kernel");
+      if (!rows.ok()) return rows.error();
+      kernels_before = *rows;
+    }
     if (importers[i]->format() == "nsys-sqlite" && !run_has_nsys) {
       // The files of one call may share a run (their events are summarized together); an
       // earlier call's run already has its summaries.
@@ -117,8 +123,10 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     auto source_id = store.AddSourceFile(run_id, file);
     if (!source_id.ok()) return source_id.error();
     hashing.push_back(std::async(std::launch::async, FileContentHash, paths[i]));
+    const auto placed = options.placements.find(paths[i]);
     auto result = importers[i]->Import(
-        paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads, options.allow_no_kernels});
+        paths[i], ImportTarget{store, run_id, *source_id, facts, options.threads, options.allow_no_kernels,
+                               placed == options.placements.end() ? FilePlacement{} : placed->second});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths[i];
@@ -127,7 +135,7 @@ Result<std::vector<FileOutcome>> ImportFiles(store::Store& store, const std::vec
     KSCOPE_RETURN_IF_ERROR(
         store.FinishSourceFile(*source_id, result->format_version, result->rows_read, result->rows_skipped));
     KSCOPE_RETURN_IF_ERROR(store.CompleteManifest(run_id, result->learned));
-    outcomes.push_back({paths[i], run_id, *source_id, result->rows_read, result->rows_skipped});
+    outcomes.push_back({paths[i], run_id, *source_id, result->rows_read, result->rows_skipped, kernels_before});
     derived_figures.push_back(std::move(result->launch_figures));
   }
   KSCOPE_RETURN_IF_ERROR(finish_run());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture/ncu_tool.h"
+#include "import/importer.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -21,6 +22,7 @@ struct FileOutcome {
   int64_t source_id = 0;  // its row in source_file
   int64_t rows_read = 0;
   int64_t rows_skipped = 0;
+  int64_t kernels_before = 0;  // an nsys export: the run's kernel rows before its own (its first row's index)
 };
 
 struct ImportOptions {
@@ -40,6 +42,8 @@ struct ImportOptions {
   std::shared_ptr<capture::NcuTool> ncu;  // that ncu; null: the installed ncu
   // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
   std::function<void(const std::vector<FileOutcome>&)> on_commit;
+  // The nsys exports of one job's nodes in one run: each file's place on the run's timeline.
+  std::map<std::string, FilePlacement> placements;
   // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
   std::map<std::string, std::string> recorded_paths;
 };
