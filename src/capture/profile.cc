@@ -93,10 +93,13 @@ Error StallError(const Selection& sel, const NcuOutput& out, double stall_s) {
                      "progress (ncu's own hint is --replay-mode app-range over a range of launches); leave "
                      "selection.communication off (the default) to measure it from nsys; the launches profiled "
                      "before it are in the run"
-               : comm
-                   ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
-                     "leave selection.communication off (the default); the launches profiled before it are in the "
-                     "run"
+               : comm ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
+                        "leave selection.communication off (the default); the launches profiled before it are in the "
+                        "run"
+               : sel.ranks > 1
+                   ? "in a job of several ranks a collective that runs beside a compute kernel (FSDP's prefetched "
+                     "all-gathers) can hold its replay: leave the kernel out (selection.kernel, selection.exclude, "
+                     "selection.top); the launches profiled before it are in the run"
                    : "a kernel that waits on another process or GPU cannot be replayed alone: leave it out "
                      "(selection.kernel, selection.top), or raise profile.ncu_stall_timeout_s if its passes are that "
                      "slow; the launches profiled before it are in the run"};
