@@ -18,6 +18,9 @@
 #include "capture/rank.h"
 #include "capture/run_dir_import.h"
 #include "import/nsys/export_manifest.h"
+#include "rank_support.h"
+#include "recorded_runner.h"
+#include "report/run_report.h"
 #include "store/event_reader.h"
 #include "test_support.h"
 
@@ -193,17 +196,54 @@ TEST(JobImport, EveryNodesProfiledLaunchIsLinkedToItsOwnRanksKernel) {
   EXPECT_EQ(q->Int(1), q->Int(0)) << "every profiled launch linked to its planned kernel";
   EXPECT_EQ(q->Int(2), 2) << "both ranks' ncu runs";
   EXPECT_EQ(out->linked, q->Int(0));
-  // A launch's kernel row is its own rank's: the kernel's process is the launch's.
+  // A launch's kernel row is its own node's (the ncu pass ran the workload again, as another
+  // process): the kernel's host is the node whose report the launch came from.
   auto cols = store::ReadColumns(store.db(), out->run_id, store::kKernelStream, {store::kernel::kGlobalPid});
   ASSERT_TRUE(cols.ok());
-  auto l = store.db().Prepare("SELECT pid, kernel_index FROM ncu_launch WHERE run_id = ?1");
+  auto l = store.db().Prepare(
+      "SELECT f.path, l.kernel_index FROM ncu_launch l JOIN source_file f ON f.id = l.source_id WHERE l.run_id = ?1");
   ASSERT_TRUE(l.ok());
   l->Bind(1, out->run_id);
+  std::map<int64_t, int64_t> per_host;
   while (l->Step()) {
     const auto row = static_cast<size_t>(l->Int(1));
     ASSERT_LT(row, (*cols)[0].size());
-    EXPECT_EQ(analysis::PidOf((*cols)[0][row]), l->Int(0));
+    const int64_t node = l->Text(0).find("/node1/") != std::string::npos ? 1 : 0;
+    EXPECT_EQ((*cols)[0][row] >> 48, node + 1) << l->Text(0);
+    ++per_host[node + 1];
   }
+  EXPECT_EQ(per_host, (std::map<int64_t, int64_t>{{1, 6}, {2, 6}}));
+}
+
+// The report's distributed view of the job's run: each rank's times are its node's export's,
+// and the collectives' waits come from both nodes' starts placed by their session starts.
+TEST(JobImport, TheReportsRanksComeFromBothNodesOnOneTimeline) {
+  auto store = NewStore();
+  auto out = ImportJob(store);
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  auto s0 = import::nsys::SessionStartNs(NodeExport(0));
+  auto s1 = import::nsys::SessionStartNs(NodeExport(1));
+  ASSERT_TRUE(s0.ok() && s1.ok());
+  const int64_t first = std::min(*s0, *s1);
+  std::vector<std::vector<testing::ExportKernel>> kernels;
+  for (auto [node, start] : {std::pair{0, *s0}, std::pair{1, *s1}}) {
+    auto of_node = testing::KernelsByProcess(NodeExport(node), start - first);
+    ASSERT_EQ(of_node.size(), 1U);
+    kernels.push_back(std::move(of_node.front()));
+  }
+  auto r = report::BuildRunReport(store, out->run_id, config::Config{});
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  ASSERT_EQ(r->ranks.size(), 2U);
+  const auto waits = testing::CollectiveWaits(kernels);
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t total = 0;
+    for (const auto& k : kernels[i]) total += k.end - k.start;
+    EXPECT_EQ(r->ranks[i].kernel_ns, total);
+    EXPECT_EQ(r->ranks[i].exposed_communication_ns, testing::ExposedCommunication(kernels[i]));
+    EXPECT_EQ(r->ranks[i].collective_wait_ns, waits[i]);
+  }
+  ASSERT_TRUE(r->straggler);
+  EXPECT_EQ(r->straggler->rank, waits[0] < waits[1] ? 0 : 1);
 }
 
 TEST(JobImport, JobFromTheEnvironment) {

@@ -10,6 +10,8 @@
 #include "analysis/names/communication.h"
 #include "analysis/timeline/ranks.h"
 #include "capture/selection.h"
+#include "rank_support.h"
+#include "report/run_report.h"
 #include "test_support.h"
 #include "zoo_support.h"
 
@@ -73,6 +75,45 @@ TEST_P(RanksZooModels, TheDefaultsCoverNinetyPercentOfRankZerosComputeTime) {
   EXPECT_GE(sel->deep_pct, 90);
   EXPECT_EQ(sel->limited_by, "coverage");
   EXPECT_EQ(sel->device, 0);
+}
+
+// The report's distributed view: each rank's kernel, communication, compute and exposed
+// communication time, its collectives per kind and its wait at them, from the export by SQL.
+TEST_P(RanksZooModels, TheReportsRanksAreTheExportsByProcess) {
+  auto store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
+  const int64_t run = testing::ImportZoo(store, GetParam(), {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  auto r = report::BuildRunReport(store, run, config::Config{});
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  const auto kernels = testing::KernelsByProcess(testing::ZooFile(GetParam(), "discovery.sqlite"));
+  const auto waits = testing::CollectiveWaits(kernels);
+  ASSERT_EQ(kernels.size(), 2U);
+  ASSERT_EQ(r->ranks.size(), 2U);
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t total = 0, comm = 0;
+    std::map<std::string, std::pair<int64_t, int64_t>> kinds;
+    for (const auto& k : kernels[i]) {
+      total += k.end - k.start;
+      if (auto c = analysis::CommunicationOf(k.name)) {
+        comm += k.end - k.start;
+        auto& kind = kinds[std::string(analysis::CollectiveKindName(c->kind))];
+        ++kind.first;
+        kind.second += k.end - k.start;
+      }
+    }
+    const auto& rank = r->ranks[i];
+    EXPECT_EQ(rank.kernels, static_cast<int64_t>(kernels[i].size()));
+    EXPECT_EQ(rank.kernel_ns, total);
+    EXPECT_EQ(rank.communication_ns, comm);
+    EXPECT_EQ(rank.compute_ns, total - comm);
+    EXPECT_EQ(rank.exposed_communication_ns, testing::ExposedCommunication(kernels[i]));
+    EXPECT_EQ(rank.collective_wait_ns, waits[i]);
+    std::map<std::string, std::pair<int64_t, int64_t>> got;
+    for (const auto& c : rank.collectives) got[c.kind] = {c.count, c.ns};
+    EXPECT_EQ(got, kinds);
+  }
+  ASSERT_TRUE(r->straggler);
+  EXPECT_EQ(r->straggler->rank, waits[0] < waits[1] ? 0 : 1);
 }
 
 // The collectives each workload runs, as the export's NCCL kernels name them.
