@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "capture/planned_links.h"
 #include "import/nsys/export_manifest.h"
@@ -84,27 +85,48 @@ json NodesJson(const std::string& job, const std::vector<Node>& nodes) {
 
 }  // namespace
 
+namespace {
+
+// A directory's place in a job: its job id and rank, when it can be one node's profile of a job
+// (its own discovery, not a sweep's point).
+struct JobMember {
+  std::string id;
+  std::optional<int64_t> rank;
+};
+std::optional<JobMember> MemberOf(const json& m) {
+  if (!m.contains("job") || !m["job"].is_object() || !m["job"].contains("id") || !m["job"]["id"].is_string()) {
+    return std::nullopt;
+  }
+  if (m.contains("discovery_run")) return std::nullopt;  // a targeted run: its discovery is the node's profile
+  if (m.contains("sweep_point") && m["sweep_point"].is_object() && !m["sweep_point"].empty()) return std::nullopt;
+  return JobMember{m["job"]["id"].get<std::string>(), RankOf(m)};
+}
+
+}  // namespace
+
 Result<std::string> JobIdOf(const fs::path& dir) {
   auto read = ReadRunDirManifest(dir);
   if (!read.ok()) return read.error();
-  const json& m = *read;
-  if (!m.contains("job") || !m["job"].is_object() || !m["job"].contains("id") || !m["job"]["id"].is_string()) {
-    return std::string();
-  }
-  return m["job"]["id"].get<std::string>();
+  auto member = MemberOf(*read);
+  return member ? member->id : std::string();
 }
 
 Result<std::vector<std::vector<fs::path>>> GroupByJob(const std::vector<fs::path>& dirs, const std::string& job) {
   if (!job.empty()) return std::vector<std::vector<fs::path>>{dirs};
   std::vector<std::vector<fs::path>> groups;
   std::map<std::string, size_t> group_of;
+  std::map<std::string, std::set<int64_t>> ranks_of;  // the ranks each job's group holds
   for (const auto& d : dirs) {
-    auto id = JobIdOf(d);
-    if (!id.ok() || id->empty()) {  // a directory that cannot be read fails on its own import
+    auto m = ReadRunDirManifest(d);
+    auto member = m.ok() ? MemberOf(*m) : std::nullopt;  // one that cannot be read fails on its own
+    // A rank seen before in the job is another profile of that rank (a second run in one
+    // allocation), not another node: it stays a run of its own.
+    if (!member || (member->rank && ranks_of[member->id].contains(*member->rank))) {
       groups.push_back({d});
       continue;
     }
-    auto [it, added] = group_of.try_emplace(*id, groups.size());
+    if (member->rank) ranks_of[member->id].insert(*member->rank);
+    auto [it, added] = group_of.try_emplace(member->id, groups.size());
     if (added) groups.emplace_back();
     groups[it->second].push_back(d);
   }

@@ -19,11 +19,14 @@
 
 namespace kscope::capture {
 
-// The job id a run directory's manifest records ("job": {"id": ...}), or "".
+// The job id a run directory's manifest records ("job": {"id": ...}) when it can be one node's
+// profile of that job, else "": a targeted run (--discovery) or a sweep's point has none.
 Result<std::string> JobIdOf(const std::filesystem::path& dir);
 
 // The directories in groups: those of one job id together (in the order first seen), each
-// directory without one alone. `job` (kscope import --job) puts them all in one group.
+// directory without one alone, and so is a second directory of a rank a group already holds
+// (two runs of one rank in one allocation are not two nodes). `job` (kscope import --job) puts
+// them all in one group.
 Result<std::vector<std::vector<std::filesystem::path>>> GroupByJob(const std::vector<std::filesystem::path>& dirs,
                                                                    const std::string& job);
 

@@ -101,6 +101,21 @@ TEST(JobImport, TheDirectoriesOfOneJobGroupTogetherAndOthersStayAlone) {
   ASSERT_EQ(groups->size(), 2U);
   EXPECT_EQ((*groups)[0], (std::vector<fs::path>{NodeDir(0), NodeDir(1)}));
   EXPECT_EQ((*groups)[1], (std::vector<fs::path>{scratch / "7"}));
+  // A second profile of rank 0 in the same job, and a sweep's point, are not other nodes.
+  fs::create_directories(scratch / "8");
+  fs::create_directories(scratch / "9");
+  auto again = capture::ReadRunDirManifest(NodeDir(0));
+  ASSERT_TRUE(again.ok());
+  std::ofstream(scratch / "8" / "manifest.json") << again->dump();
+  (*again)["job"]["rank"] = 5;
+  (*again)["sweep_point"] = {{"batch", "8"}};
+  std::ofstream(scratch / "9" / "manifest.json") << again->dump();
+  auto more = capture::GroupByJob({NodeDir(0), scratch / "8", NodeDir(1), scratch / "9"}, "");
+  ASSERT_TRUE(more.ok());
+  ASSERT_EQ(more->size(), 3U);
+  EXPECT_EQ((*more)[0], (std::vector<fs::path>{NodeDir(0), NodeDir(1)}));
+  EXPECT_EQ((*more)[1], (std::vector<fs::path>{scratch / "8"}));
+  EXPECT_EQ((*more)[2], (std::vector<fs::path>{scratch / "9"}));
   // --job puts every directory named in one group.
   auto forced = capture::GroupByJob({NodeDir(0), scratch / "7"}, "mine");
   ASSERT_TRUE(forced.ok());
