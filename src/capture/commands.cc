@@ -100,6 +100,10 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, 
   }
   // One rank of a job under one nsys: ncu profiles the GPU that rank ran on.
   if (sel.device >= 0) a.insert(a.end(), {"--devices", std::to_string(sel.device)});
+  if (sel.communicator_peers > 0) {
+    a.insert(a.end(),
+             {"--communicator", "shmem", "--communicator-shmem-num-peers", std::to_string(sel.communicator_peers)});
+  }
   a.insert(a.end(), {"--replay-mode", sel.replay.empty() ? c.replay : sel.replay, "--clock-control", c.clock_control,
                      "--cache-control", c.cache_control});
   return a;

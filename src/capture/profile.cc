@@ -14,6 +14,7 @@
 #include "tools/ncu_catalog.h"
 #include "capture/profile_run.h"
 #include "capture/run_dir.h"
+#include "tools/rank.h"
 #include "import/ncu/rep_reader.h"
 #include "util/utc_now.h"
 
@@ -225,6 +226,8 @@ Result<Capture> ProfileSession::StartRun(const ProfileRequest& req, const Prefli
                   {"steps", json::array()},
                   {"notes", json::array()}};
   if (pre.gpu) cap.manifest["gpu"] = ToJson(*pre.gpu);
+  // Which job and rank this is: kscope import DIR... makes one run of a job's directories.
+  if (auto job = JobJson(req.env, req.job); !job.is_null()) cap.manifest["job"] = job;
   if (!torch_.contains(workload[0])) torch_[workload[0]] = TorchVersion(runner_, workload, cap.dir.logs().string());
   if (const auto& torch = torch_[workload[0]]) {
     cap.manifest["environment"]["torch"] = *torch;

@@ -32,6 +32,9 @@ struct ProfileRequest {
   std::map<std::string, std::string> sweep_point;  // the sweep values of this run, if any
   int64_t discovery_run = 0;                       // select from this imported run instead of running nsys
   bool dry_run = false;                            // print the commands, run nothing
+  std::string job;                                 // kscope profile --job: the job id for the manifest
+  // The process's environment, where the manifest's job, rank and world size come from.
+  std::map<std::string, std::string> env;
   // Wrapper mode (profile.rank): the ncu runs the plan may take (more are dropped, with a
   // note; 0: as many as it needs), and the environment of each run of the workload (0: nsys,
   // then one per ncu run), which each rank sets alike (tools/rank.h).

@@ -8,6 +8,7 @@
 
 #include "analysis/names/communication.h"
 #include "capture/commands.h"
+#include "capture/ncu_communicator.h"
 #include "capture/ncu_pass_import.h"
 #include "capture/profile.h"
 #include "capture/profile_run.h"
@@ -39,10 +40,13 @@ Error StallError(const Selection& sel, const NcuOutput& out, double stall_s) {
                      "progress (ncu's own hint is --replay-mode app-range over a range of launches); leave "
                      "selection.communication off (the default) to measure it from nsys; the launches profiled "
                      "before it are in the run"
-               : comm
-                   ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
-                     "leave selection.communication off (the default); the launches profiled before it are in the "
-                     "run"
+               : comm ? "it is a communication kernel, whose replay on one rank waits for peers that do not replay it: "
+                        "leave selection.communication off (the default); the launches profiled before it are in the "
+                        "run"
+               : sel.ranks > 1
+                   ? "in a job of several ranks a collective that runs beside a compute kernel (FSDP's prefetched "
+                     "all-gathers) can hold its replay: leave the kernel out (selection.kernel, selection.exclude, "
+                     "selection.top); the launches profiled before it are in the run"
                    : "a kernel that waits on another process or GPU cannot be replayed alone: leave it out "
                      "(selection.kernel, selection.top), or raise profile.ncu_stall_timeout_s if its passes are that "
                      "slow; the launches profiled before it are in the run"};
@@ -256,6 +260,7 @@ Result<Selection> ProfileSession::Plan(const ProfileRequest& req, const Prefligh
                                                     cfg.stages.warmup, cfg.profile.ncu_rank);
   if (!sel.ok()) return sel.error();
   if (!pre.metric_note.empty()) sel->notes.push_back(pre.metric_note);
+  ChooseCommunicationReplay(runner_, tools_.ncu, cap.dir.logs().string(), *sel);
   if (req.max_ncu_runs > 0 && static_cast<int64_t>(sel->passes.size()) > req.max_ncu_runs) {
     size_t dropped = 0;
     for (size_t p = static_cast<size_t>(req.max_ncu_runs); p < sel->passes.size(); ++p) {

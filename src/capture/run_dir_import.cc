@@ -18,17 +18,15 @@ namespace kscope::capture {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-namespace {
-
 // A private folder for the decompressed copies of one directory's .zst files (mkdtemp: a new
 // name, mode 0700, so no other user's folder or link is ever written through), made when first
 // needed and removed at the end.
-class Scratch {
+class RunDirScratch {
  public:
-  Scratch() = default;
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() = default;
+  RunDirScratch() = default;
+  RunDirScratch(const RunDirScratch&) = delete;
+  RunDirScratch& operator=(const RunDirScratch&) = delete;
+  ~RunDirScratch() = default;
   // `path` when it exists, else `path`.zst decompressed here; "" when neither exists.
   Result<std::string> Plain(const fs::path& path) {
     std::error_code ec;
@@ -59,14 +57,18 @@ class Scratch {
   std::map<std::string, std::string> originals_;
 };
 
+namespace {
+
 std::optional<std::string> Text(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return std::nullopt;
   return j[key].get<std::string>();
 }
 
+}  // namespace
+
 // The store's description of the run, from the manifest (the user's words under "run"; the
 // GPU and the tools as kscope profile found them), the command line's words on top.
-store::Manifest ManifestOf(const json& m, const store::Manifest& user) {
+store::Manifest RunDirManifest(const json& m, const store::Manifest& user) {
   store::Manifest r = RunDescriptionFromJson(m.value("run", json::object()));
   if (!m.contains("run") && m.contains("sweep_point") && m["sweep_point"].is_object()) {
     for (const auto& [k, v] : m["sweep_point"].items()) {
@@ -91,6 +93,8 @@ store::Manifest ManifestOf(const json& m, const store::Manifest& user) {
   for (const auto& [k, v] : user.tags) r.tags[k] = v;
   return r;
 }
+
+namespace {
 
 struct Pass {
   int number = 0;
@@ -143,71 +147,6 @@ Result<std::vector<Pass>> PassesOf(const json& m, const fs::path& manifest) {
   return passes;
 }
 
-// The directory's manifest.json, checked to be one kscope profile wrote.
-Result<json> ReadManifest(Scratch& scratch, const fs::path& dir) {
-  auto manifest_path = scratch.Plain(dir / "manifest.json");
-  if (!manifest_path.ok()) return manifest_path.error();
-  if (manifest_path->empty()) {
-    return Error{dir.string(), "not a run directory: it holds no manifest.json",
-                 "name a directory that kscope profile wrote (profile.runs_dir/ID)"};
-  }
-  auto read = ReadJsonFile(*manifest_path, JsonBounds{}, "import the run's files themselves: kscope import FILE...");
-  if (!read.ok()) {
-    Error e = read.error();
-    e.where = (dir / "manifest.json").string();
-    return e;
-  }
-  json m = std::move(read).value();
-  if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
-      !m["steps"].is_array()) {
-    return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
-                 "import the run's files themselves: kscope import FILE..."};
-  }
-  return m;
-}
-
-// Each pass's files: its raw and details pages, else its report. A pass missing what its
-// manifest promised is refused, or (--partial) noted, its run marked incomplete.
-Status FindPassFiles(Scratch& scratch, const fs::path& dir, bool partial, std::vector<Pass>& passes,
-                     RunDirOutcome& out) {
-  for (Pass& pass : passes) {
-    const fs::path base = dir / "ncu" / fmt::format("pass{}", pass.number);
-    for (const char* page : {"_raw.csv", "_details.csv"}) {
-      auto f = scratch.Plain(base.string() + page);
-      if (!f.ok()) return f.error();
-      if (!f->empty()) pass.files.push_back(*f);
-    }
-    if (pass.files.empty()) {
-      auto rep = scratch.Plain(base.string() + ".ncu-rep");
-      if (!rep.ok()) return rep.error();
-      if (!rep->empty()) pass.files.push_back(*rep);
-    }
-    if (pass.files.empty() && pass.promised) {
-      const std::string what =
-          fmt::format("ncu pass {} profiled {} launch(es), and its report ({}.ncu-rep, or its pages) is missing",
-                      pass.number, pass.launches, fs::relative(base, dir).string());
-      if (!partial) {
-        return Error{dir.string(), what,
-                     "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete"};
-      }
-      out.notes.push_back(what);
-      out.status = "incomplete";
-    }
-  }
-  return Status::Ok();
-}
-
-// The run's capture manifest in this store: the directory's, with where it came from and the
-// discovery run as numbered here.
-std::string CaptureOf(json m, const fs::path& dir, const RunDirOutcome& out, int64_t targeted_discovery) {
-  std::error_code ec;
-  m["imported_from"] = {{"dir", fs::absolute(dir, ec).string()}, {"run", out.profiled_run}};
-  m["run_dir"] = fs::absolute(dir, ec).string();  // where kscope report writes
-  if (targeted_discovery != 0) m["discovery_run"] = targeted_discovery;
-  for (const auto& note : out.notes) m["notes"].push_back(note);
-  return m.dump();
-}
-
 }  // namespace
 
 bool IsRunDir(const fs::path& dir) {
@@ -230,35 +169,113 @@ Result<std::vector<fs::path>> FindRunDirs(const fs::path& path) {
   return dirs;
 }
 
-Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, const store::Manifest& user,
-                                   const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
-  Scratch scratch;
-  auto manifest = ReadManifest(scratch, dir);
-  if (!manifest.ok()) return manifest.error();
-  const json& m = *manifest;
-  RunDirOutcome out;
+std::map<std::string, std::string> RunDirFiles::originals() const {
+  return scratch ? scratch->originals() : std::map<std::string, std::string>{};
+}
+
+Result<json> ReadRunDirManifest(const fs::path& dir) {
+  RunDirScratch scratch;
+  auto manifest_path = scratch.Plain(dir / "manifest.json");
+  if (!manifest_path.ok()) return manifest_path.error();
+  if (manifest_path->empty()) {
+    return Error{dir.string(), "not a run directory: it holds no manifest.json",
+                 "name a directory that kscope profile wrote (profile.runs_dir/ID)"};
+  }
+  auto read = ReadJsonFile(*manifest_path, JsonBounds{}, "import the run's files themselves: kscope import FILE...");
+  if (!read.ok()) {
+    Error e = read.error();
+    e.where = (dir / "manifest.json").string();
+    return e;
+  }
+  json m = std::move(read).value();
+  if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
+      !m["steps"].is_array()) {
+    return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
+                 "import the run's files themselves: kscope import FILE..."};
+  }
+  return m;
+}
+
+Result<RunDirFiles> ReadRunDir(const fs::path& dir, bool partial) {
+  RunDirFiles read_dir;
+  read_dir.scratch = std::make_shared<RunDirScratch>();
+  RunDirScratch& scratch = *read_dir.scratch;
+  auto read = ReadRunDirManifest(dir);
+  if (!read.ok()) return read.error();
+  json m = std::move(read).value();
+  RunDirOutcome& out = read_dir.out;
   out.dir = dir.string();
   out.profiled_run = m["kscope_run"].is_number_integer() ? m["kscope_run"].get<int64_t>() : 0;
   out.status = Text(m, "status").value_or("incomplete");
 
   // The files, in the order kscope profile imported them: the discovery export, then each
   // ncu pass's pages (or its report, where the pages were not exported).
-  std::vector<std::string> discovery_export;
-  const bool own_discovery = !m.contains("discovery_run");
-  if (own_discovery) {
+  read_dir.own_discovery = !m.contains("discovery_run");
+  if (read_dir.own_discovery) {
     auto sqlite = scratch.Plain(dir / "nsys" / "discovery.sqlite");
     if (!sqlite.ok()) return sqlite.error();
-    if (!sqlite->empty()) discovery_export.push_back(*sqlite);
+    read_dir.nsys = *sqlite;
   }
   auto passes = PassesOf(m, dir / "manifest.json");
   if (!passes.ok()) return passes.error();
-  KSCOPE_RETURN_IF_ERROR(FindPassFiles(scratch, dir, options.partial, *passes, out));
-  std::erase_if(*passes, [](const Pass& p) { return p.files.empty(); });
-  if (discovery_export.empty() && passes->empty()) {
+  for (Pass& pass : *passes) {
+    const fs::path base = dir / "ncu" / fmt::format("pass{}", pass.number);
+    for (const char* page : {"_raw.csv", "_details.csv"}) {
+      auto f = scratch.Plain(base.string() + page);
+      if (!f.ok()) return f.error();
+      if (!f->empty()) pass.files.push_back(*f);
+    }
+    if (pass.files.empty()) {
+      auto rep = scratch.Plain(base.string() + ".ncu-rep");
+      if (!rep.ok()) return rep.error();
+      if (!rep->empty()) pass.files.push_back(*rep);
+    }
+    if (pass.files.empty() && pass.promised) {
+      const std::string what =
+          fmt::format("ncu pass {} profiled {} launch(es), and its report ({}.ncu-rep, or its pages) is missing",
+                      pass.number, pass.launches, fs::relative(base, dir).string());
+      if (!partial) {
+        return Error{dir.string(), what,
+                     "copy the whole run directory, or import it with --partial to keep the rest, marked incomplete"};
+      }
+      out.notes.push_back(what);
+      out.status = "incomplete";
+    }
+    if (!pass.files.empty()) read_dir.passes.push_back({pass.number, pass.profiled_rows, pass.files});
+  }
+  if (read_dir.nsys.empty() && read_dir.passes.empty()) {
     return Error{dir.string(),
                  "the run directory holds no nsys export and no ncu report or page (the profile stopped early?)",
                  "see its manifest.json and logs/; profile the workload again"};
   }
+  read_dir.manifest = std::move(m);
+  return read_dir;
+}
+
+namespace {
+
+// The run's capture manifest in this store: the directory's, with where it came from and the
+// discovery run as numbered here.
+std::string CaptureOf(json m, const fs::path& dir, const RunDirOutcome& out, int64_t targeted_discovery) {
+  std::error_code ec;
+  m["imported_from"] = {{"dir", fs::absolute(dir, ec).string()}, {"run", out.profiled_run}};
+  m["run_dir"] = fs::absolute(dir, ec).string();  // where kscope report writes
+  if (targeted_discovery != 0) m["discovery_run"] = targeted_discovery;
+  for (const auto& note : out.notes) m["notes"].push_back(note);
+  return m.dump();
+}
+
+}  // namespace
+
+Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, const store::Manifest& user,
+                                   const import::ImportOptions& options, std::map<int64_t, int64_t>& runs) {
+  auto read_dir = ReadRunDir(dir, options.partial);
+  if (!read_dir.ok()) return read_dir.error();
+  const json& m = read_dir->manifest;
+  RunDirOutcome out = read_dir->out;
+  const bool own_discovery = read_dir->own_discovery;
+  std::vector<std::string> discovery_export;
+  if (!read_dir->nsys.empty()) discovery_export.push_back(read_dir->nsys);
   // The run holding the kernels the passes were planned on: this one, or an earlier
   // directory's run of this call; without it, the launches stay unlinked.
   int64_t discovery = 0;
@@ -268,7 +285,7 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   }
   const bool plan = own_discovery || discovery != 0;
   std::vector<NcuPassFiles> planned;
-  for (const Pass& pass : *passes) {
+  for (const RunDirPass& pass : read_dir->passes) {
     planned.push_back({pass.number, pass.files, pass.profiled_rows});
     if (!plan) {
       out.notes.push_back(fmt::format(
@@ -278,11 +295,11 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   }
 
   import::ImportOptions opts = options;
-  opts.manifest = ManifestOf(m, user);
+  opts.manifest = RunDirManifest(m, user);
   opts.run_per_file = false;
   opts.into_run = 0;
   opts.refuse_unrelated_ncu = false;  // the plan says which kernel each launch is (a targeted run has none)
-  opts.recorded_paths = scratch.originals();
+  opts.recorded_paths = read_dir->originals();
   // The run's capture manifest goes in with its files, in the same transaction.
   auto record = [&](const std::vector<import::FileOutcome>& done) -> Status {
     out.run_id = done.front().run_id;
@@ -292,7 +309,7 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   if (!imported.ok()) {
     Error e = imported.error();
     // Name the file the user has, not its decompressed copy.
-    for (const auto& [copy, original] : scratch.originals()) {
+    for (const auto& [copy, original] : read_dir->originals()) {
       if (e.where == copy) e.where = original;
     }
     return e;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,8 @@ bool IsRunDir(const std::filesystem::path& dir);
 // targeted runs made from it. A folder holding none is an error.
 Result<std::vector<std::filesystem::path>> FindRunDirs(const std::filesystem::path& path);
 
+class RunDirScratch;  // the decompressed copies of a directory's .zst files, removed with it
+
 struct RunDirOutcome {
   std::string dir;
   int64_t run_id = 0;        // its run in this store
@@ -36,6 +40,35 @@ struct RunDirOutcome {
   std::string status;        // the run's status as profiled (complete, incomplete)
   std::vector<std::string> notes;
 };
+
+// An ncu pass of a run directory that left files: its report, or its raw and details pages.
+struct RunDirPass {
+  int number = 0;
+  std::vector<int64_t> profiled_rows;  // the discovery kernel rows it profiled, in ncu's order
+  std::vector<std::string> files;
+};
+
+// A run directory as kscope profile left it: its manifest and the files it imported.
+struct RunDirFiles {
+  nlohmann::json manifest;
+  bool own_discovery = true;  // it ran nsys itself (a targeted run names its discovery_run)
+  std::string nsys;           // its discovery export; "" when it has none
+  std::vector<RunDirPass> passes;
+  RunDirOutcome out;  // dir, profiled run, status and notes, as read
+  std::shared_ptr<RunDirScratch> scratch;
+  // Each decompressed copy's original, the path the store records.
+  [[nodiscard]] std::map<std::string, std::string> originals() const;
+};
+
+// A run directory's manifest.json (or manifest.json.zst), checked to be one kscope profile wrote.
+Result<nlohmann::json> ReadRunDirManifest(const std::filesystem::path& dir);
+
+// Reads a run directory's manifest and finds its files (FILE or FILE.zst). A pass whose report
+// is missing is an error, or with `partial` a note and the status incomplete.
+Result<RunDirFiles> ReadRunDir(const std::filesystem::path& dir, bool partial);
+
+// The run's description in the store, from the manifest, with the command line's on top.
+store::Manifest RunDirManifest(const nlohmann::json& m, const store::Manifest& user);
 
 // Imports one run directory as a new run, in one transaction. `user` holds what the command
 // line adds (--label, --tag): it wins over the directory's own. `runs` maps the profiled run

@@ -80,6 +80,9 @@ struct Selection {
   bool communication = false;  // selection.communication=on: ranked like any kernel
   int64_t comm_kernels = 0, comm_launches = 0, comm_ns = 0;
   std::string replay;  // ncu --replay-mode the selection needs ("": ncu.replay)
+  // ncu --communicator shmem --communicator-shmem-num-peers N: the ranks ncu keeps in step while
+  // it replays communication kernels (capture/ncu_communicator.h); 0: none.
+  int64_t communicator_peers = 0;
 };
 
 // `passes_per_launch`: ncu's replay passes per launch for the sections and metrics asked for

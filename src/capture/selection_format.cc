@@ -123,7 +123,8 @@ nlohmann::json SelectionJson(const Selection& sel) {
                      {"left_out_kernels", sel.comm_kernels},
                      {"left_out_launches", sel.comm_launches},
                      {"left_out_ns", sel.comm_ns}}},
-                   {"replay", sel.replay}};
+                   {"replay", sel.replay},
+                   {"communicator_peers", sel.communicator_peers}};
   for (const auto& k : sel.kernels) {
     j["kernels"].push_back({{"name", k.name},
                             {"mangled", k.mangled},

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <set>
 
+#include "capture/job_import.h"
 #include "capture/run_dir_import.h"
 #include "cli/commands.h"
 #include "import/import_files.h"
@@ -30,6 +31,7 @@ struct ImportArgs {
   bool via_ncu = false;
   bool rederive = false;
   bool partial = false;
+  std::string job;  // --job: the run directories given are one job's, imported as one run
 };
 
 // kscope import --rederive [--run N]: the gaps of runs an upgrade brought from an older store.
@@ -63,32 +65,42 @@ bool ImportExported(store::Store& store, const std::filesystem::path& dir, const
   return true;
 }
 
-// Each run directory in turn, each in its own transaction: one that fails is said and left
-// out, the others are kept. Returns the exit code (1 when any failed).
+void SayImported(const capture::RunDirOutcome& r) {
+  std::cout << fmt::format("imported {} as run {}: {} files, {} rows, {} launches linked, {}\n", r.dir, r.run_id,
+                           r.files, r.rows, r.linked, r.status);
+  for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
+}
+
+// Each run directory in turn, each in its own transaction, except that the directories of one
+// job (the job id their manifests record, or --job) make one run together: a directory or job
+// that fails is said and left out, the others are kept. Returns the exit code (1 when any failed).
 int ImportDirs(store::Store& store, const std::vector<std::string>& args, const store::Manifest& user,
-               const import::ImportOptions& options) {
+               const import::ImportOptions& options, const std::string& job) {
   std::vector<std::filesystem::path> dirs;
   for (const auto& a : args) {
     auto found = capture::FindRunDirs(a);
     if (!found.ok()) return Fail(found.error());
     dirs.insert(dirs.end(), found->begin(), found->end());
   }
+  auto groups = capture::GroupByJob(dirs, job);
+  if (!groups.ok()) return Fail(groups.error());
   std::map<int64_t, int64_t> runs;  // profiled run id -> run here
   size_t failed = 0;
-  for (const auto& d : dirs) {
-    if (import::IsExportedRun(d)) {
-      failed += ImportExported(store, d, user, options, runs) ? 0 : 1;
+  for (const auto& group : *groups) {
+    if (group.size() == 1 && import::IsExportedRun(group.front())) {
+      failed += ImportExported(store, group.front(), user, options, runs) ? 0 : 1;
       continue;
     }
-    auto r = capture::ImportRunDir(store, d, user, options, runs);
+    auto r = group.size() == 1 && job.empty()
+                 ? capture::ImportRunDir(store, group.front(), user, options, runs)
+                 : capture::ImportJobRunDirs(store, group, job.empty() ? *capture::JobIdOf(group.front()) : job, user,
+                                             options);
     if (!r.ok()) {
       Fail(r.error());
-      ++failed;
+      failed += group.size();
       continue;
     }
-    std::cout << fmt::format("imported {} as run {}: {} files, {} rows, {} launches linked, {}\n", r->dir, r->run_id,
-                             r->files, r->rows, r->linked, r->status);
-    for (const auto& n : r->notes) std::cout << "  note: " << n << "\n";
+    SayImported(*r);
   }
   if (dirs.size() > 1 || failed > 0) {
     std::cout << fmt::format("{} of {} run directories imported\n", dirs.size() - failed, dirs.size());
@@ -117,6 +129,10 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   cmd->add_flag("--partial", args->partial,
                 "import a run directory that lacks an ncu report its manifest names, marked incomplete, instead of "
                 "refusing it");
+  cmd->add_option("--job", args->job,
+                  "the run directories given are the nodes (or ranks) of one job: import them as one run, whatever "
+                  "job id their manifests record (by default, directories whose manifests record the same job id, "
+                  "from kscope profile --job, SLURM_JOB_ID or TORCHELASTIC_RUN_ID, make one run)");
   cmd->add_flag("--rederive", args->rederive,
                 "fill what runs upgraded from an older store lack (thread names, content hashes) from their source "
                 "files, where those still exist (all runs, or --run N)");
@@ -163,7 +179,7 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
     options.partial = args->partial;
     options.refuse_unrelated_ncu = !args->force;
     if (!dirs.empty()) {
-      exit_code = ImportDirs(*store, dirs, *manifest, options);
+      exit_code = ImportDirs(*store, dirs, *manifest, options, args->job);
       if (auto there = store->CheckStillThere(); !there.ok()) exit_code = Fail(there.error());
       if (auto moved = store::CheckpointCommitted(store->db(), "the imported runs"); !moved.ok()) {
         exit_code = Fail(moved.error());

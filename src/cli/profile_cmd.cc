@@ -24,6 +24,7 @@ struct ProfileArgs {
   ManifestArgs manifest;
   int64_t discovery = 0;
   bool dry_run = false;
+  std::string job;  // --job: the job id the manifest records
 };
 
 // Wrapper mode: the workload run unprofiled for passes [from, to), its output kscope's own, so
@@ -130,6 +131,8 @@ int Run(const ProfileArgs& a, const GlobalOptions& global) {
     req.discovery_run = a.discovery;
     req.dry_run = a.dry_run;
     req.manifest = *manifest;
+    req.job = a.job;
+    req.env = env;
     if (wrapper) {
       req.max_ncu_runs = passes - (a.discovery != 0 ? 0 : 1);
       req.run_env = [&env](int64_t run) { return capture::PassEnvironment(env, run); };
@@ -173,6 +176,9 @@ void RegisterProfile(CLI::App& app, const GlobalOptions& global, int& exit_code)
   cmd->add_option("--sweep", args->sweeps, "sweep KEY=V1,V2,...: one profile per point (repeatable: a matrix)");
   cmd->add_option("--discovery", args->discovery, "select from this imported run instead of running nsys");
   cmd->add_flag("--dry-run", args->dry_run, "print the nsys and ncu command lines, run nothing");
+  cmd->add_option("--job", args->job,
+                  "the job id this run belongs to, for the manifest (else SLURM_JOB_ID or TORCHELASTIC_RUN_ID); "
+                  "kscope import DIR... makes one run of the directories of one job");
   AddManifestOptions(cmd, args->manifest);
   cmd->footer(
       "The workload follows `--`. Configuration: --config FILE and KEY=VALUE words (docs/config.md); "

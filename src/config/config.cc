@@ -148,7 +148,8 @@ const std::vector<Key>& Keys() {
        +[](Config& c) -> Ref { return &c.selection.exclude; }},
       {"selection.communication",
        "on: communication kernels (NCCL, NVSHMEM, custom all-reduce), which wait on peers, are selected like any "
-       "other and ncu replays the whole job for them (application replay); off: measured from nsys only",
+       "other; ncu keeps the ranks in step while it replays them (--communicator shmem) where the installed ncu has "
+       "it, else replays the whole job (application replay); off: measured from nsys only",
        {"off", "on"},
        +[](Config& c) -> Ref { return &c.selection.communication; }},
       {"ncu.mode",

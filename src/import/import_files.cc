@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -116,8 +117,16 @@ class ImportCall {
     auto source_id = store_.AddSourceFile(run_id_, file);
     if (!source_id.ok()) return source_id.error();
     hashing_.push_back(std::async(std::launch::async, FileContentHash, paths_[i]));
+    int64_t kernels_before = 0;  // a timeline's file: the run's kernel rows before its own
+    if (WritesTimeline(i)) {
+      auto rows = store_.StreamRows(run_id_, "kernel");
+      if (!rows.ok()) return rows.error();
+      kernels_before = *rows;
+    }
+    const auto placed = options_.placements.find(paths_[i]);
     auto result = importers_[i]->Import(
-        paths_[i], ImportTarget{store_, run_id_, *source_id, facts_, options_.threads, options_.allow_no_kernels});
+        paths_[i], ImportTarget{store_, run_id_, *source_id, facts_, options_.threads, options_.allow_no_kernels,
+                                placed == options_.placements.end() ? FilePlacement{} : placed->second});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths_[i];
@@ -126,7 +135,7 @@ class ImportCall {
     KSCOPE_RETURN_IF_ERROR(
         store_.FinishSourceFile(*source_id, result->format_version, result->rows_read, result->rows_skipped));
     KSCOPE_RETURN_IF_ERROR(store_.CompleteManifest(run_id_, result->learned));
-    outcomes_.push_back({paths_[i], run_id_, *source_id, result->rows_read, result->rows_skipped, {}});
+    outcomes_.push_back({paths_[i], run_id_, *source_id, result->rows_read, result->rows_skipped, {}, kernels_before});
     figures_.push_back(std::move(result->launch_figures));
     return Status::Ok();
   }
@@ -142,9 +151,12 @@ class ImportCall {
     run.nsys = run_has_nsys_ ? &facts_ : nullptr;
     run.refuse_unrelated_ncu = options_.refuse_unrelated_ncu;
     std::vector<size_t> ncu;  // the run's ncu files, by outcome
+    std::deque<PlannedLaunches> placed;  // plans whose rows count from a node's export, moved to the run's rows
     for (size_t i = first; i < outcomes_.size(); ++i) {
       if (WritesTimeline(i)) continue;
-      run.ncu.push_back({{outcomes_[i].path, outcomes_[i].source_id}, PlanOf(outcomes_[i].path)});
+      const PlannedLaunches* plan = PlanOf(outcomes_[i].path);
+      if (plan != nullptr && !plan->rows_of.empty()) plan = &placed.emplace_back(OnRunRows(*plan, first));
+      run.ncu.push_back({{outcomes_[i].path, outcomes_[i].source_id}, plan});
       ncu.push_back(i);
     }
     // Each profiled launch's figures, derived once from all of its metrics (a file may have
@@ -158,6 +170,17 @@ class ImportCall {
     run_has_nsys_ = false;
     for (size_t i = first; i < outcomes_.size(); ++i) KSCOPE_RETURN_IF_ERROR(CheckContent(i));
     return Status::Ok();
+  }
+
+  // `plan` with its rows counted from the run's first kernel: offset by the kernel rows that
+  // came before its node's export (a job's nodes in one run).
+  [[nodiscard]] PlannedLaunches OnRunRows(const PlannedLaunches& plan, size_t first) const {
+    PlannedLaunches moved = plan;
+    for (size_t i = first; i < outcomes_.size(); ++i) {
+      if (outcomes_[i].path != plan.rows_of) continue;
+      for (int64_t& row : moved.profiled_rows) row += outcomes_[i].kernels_before;
+    }
+    return moved;
   }
 
   [[nodiscard]] const PlannedLaunches* PlanOf(const std::string& path) const {

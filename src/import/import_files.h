@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "import/derive_run.h"
+#include "import/importer.h"
 #include "store/store.h"
 #include "tools/ncu_tool.h"
 #include "util/status.h"
@@ -24,6 +25,7 @@ struct FileOutcome {
   int64_t rows_read = 0;
   int64_t rows_skipped = 0;
   LaunchLinks links;  // an ncu file's: how its launches were linked to kernels
+  int64_t kernels_before = 0;  // an nsys export: the run's kernel rows before its own (its first row's index)
 };
 
 struct ImportOptions {
@@ -46,6 +48,8 @@ struct ImportOptions {
   std::vector<PlannedLaunches> planned;
   // Called right after the commit, before interrupts held during it come (util/interrupt_note.h).
   std::function<void(const std::vector<FileOutcome>&)> on_commit;
+  // The nsys exports of one job's nodes in one run: each file's place on the run's timeline.
+  std::map<std::string, FilePlacement> placements;
   // The path to record for a file read from a copy (e.g. a .zst file decompressed): copy -> original.
   std::map<std::string, std::string> recorded_paths;
 };

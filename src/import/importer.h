@@ -17,6 +17,13 @@
 
 namespace kscope::import {
 
+// Where one nsys export's events go on its run's timeline, when the run holds the exports of
+// several nodes of one job, each on its own session clock (capture/job_import.h).
+struct FilePlacement {
+  int64_t offset_ns = 0;  // added to every time: the file's session start after the job's first
+  int64_t host = 0;       // when not 0, the host bits (48 and up) of its process and thread ids
+};
+
 // Where an importer writes: one run of an open store, inside the caller's transaction.
 struct ImportTarget {
   store::Store& store;
@@ -26,6 +33,7 @@ struct ImportTarget {
   size_t threads = 0;             // reader threads; 0: one per core
   bool allow_no_kernels = false;  // take an nsys export without kernels (kscope stats FILE's
                                   // in-memory import, for the reports that need none)
+  FilePlacement placement = {};   // the file's place in a job's run; none by default
 };
 
 struct ImportResult {

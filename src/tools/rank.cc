@@ -10,17 +10,54 @@ extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX's pr
 
 namespace kscope::capture {
 
+namespace {
+std::optional<int64_t> NonNegative(const std::string& v) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec == std::errc() && p == v.data() + v.size() && n >= 0) return n;
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<RankInfo> RankFromEnvironment(const std::map<std::string, std::string>& env) {
   for (const char* var :
        {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "RANK"}) {
     auto it = env.find(var);
     if (it == env.end()) continue;
-    int64_t r = 0;
-    const std::string& v = it->second;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), r);
-    if (ec == std::errc() && p == v.data() + v.size() && r >= 0) return RankInfo{r, var};
+    if (auto r = NonNegative(it->second)) return RankInfo{*r, var};
   }
   return std::nullopt;
+}
+
+std::optional<JobInfo> JobFromEnvironment(const std::map<std::string, std::string>& env, const std::string& given) {
+  if (!given.empty()) return JobInfo{given, "--job"};
+  if (auto it = env.find("SLURM_JOB_ID"); it != env.end() && !it->second.empty()) {
+    return JobInfo{it->second, "SLURM_JOB_ID"};
+  }
+  if (auto it = env.find("TORCHELASTIC_RUN_ID"); it != env.end() && !it->second.empty() && it->second != "none") {
+    return JobInfo{it->second, "TORCHELASTIC_RUN_ID"};
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> WorldSizeFromEnvironment(const std::map<std::string, std::string>& env) {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE"}) {
+    auto it = env.find(var);
+    if (it == env.end()) continue;
+    if (auto n = NonNegative(it->second); n && *n > 0) return n;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json JobJson(const std::map<std::string, std::string>& env, const std::string& given) {
+  const auto job = JobFromEnvironment(env, given);
+  const auto rank = RankFromEnvironment(env);
+  if (!job && !rank) return nullptr;
+  nlohmann::json j = nlohmann::json::object();
+  if (job) j.update({{"id", job->id}, {"from", job->source}});
+  if (rank) j.update({{"rank", rank->rank}, {"rank_from", rank->source}});
+  if (auto n = WorldSizeFromEnvironment(env)) j["world_size"] = *n;
+  return j;
 }
 
 int64_t WrapperPasses(int64_t rank_ncu_runs, bool discovery_given) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,23 @@ struct RankInfo {
 // Intel MPI (PMI), PMIx, MVAPICH2, Slurm, torchrun), first found wins.
 std::optional<RankInfo> RankFromEnvironment(const std::map<std::string, std::string>& env);
 std::map<std::string, std::string> CurrentEnvironment();
+
+// The job a process belongs to, which the run directories its ranks write on several nodes
+// share: `given` (kscope profile --job), else SLURM_JOB_ID, else TORCHELASTIC_RUN_ID (torchrun's
+// --rdzv-id; its default, "none", names no job). `kscope import DIR...` groups by it.
+struct JobInfo {
+  std::string id;
+  std::string source;  // "--job", "SLURM_JOB_ID" or "TORCHELASTIC_RUN_ID"
+};
+std::optional<JobInfo> JobFromEnvironment(const std::map<std::string, std::string>& env, const std::string& given);
+
+// The job's number of ranks from the launcher's variables (WORLD_SIZE, OMPI_COMM_WORLD_SIZE,
+// PMI_SIZE, SLURM_NTASKS), if set.
+std::optional<int64_t> WorldSizeFromEnvironment(const std::map<std::string, std::string>& env);
+
+// The manifest's "job" object: {id, from, rank, rank_from, world_size} as far as they are known
+// (the rank: the process's own, from its launcher); null when none is.
+nlohmann::json JobJson(const std::map<std::string, std::string>& env, const std::string& given);
 
 // The wrapper mode's passes. Every rank runs the workload once per pass, so the job's own
 // rendezvous holds in each: pass 1 with the profiled rank under nsys (none with --discovery),

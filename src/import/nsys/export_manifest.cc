@@ -71,4 +71,17 @@ std::optional<analysis::EnvRank> LaunchedRank(sql::Db& db, const ExportSchema& s
   return analysis::EnvRank{rank->rank, rank->source};
 }
 
+Result<int64_t> SessionStartNs(const std::string& export_path) {
+  auto db = sql::Db::Open(export_path, sql::OpenMode::kReadOnly);
+  if (!db.ok())
+    return Error{export_path, "cannot open as an SQLite database", "check that it is an nsys SQLite export"};
+  auto q = db->Prepare("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs IS NOT NULL LIMIT 1");
+  if (!q.ok() || !q->Step()) {
+    return Error{export_path, "the export does not say when its capture started (TARGET_INFO_SESSION_START_TIME)",
+                 "export the report with an nsys that records it (2023.1 or newer), or import each node's run "
+                 "directory as a run of its own"};
+  }
+  return q->Int(0);
+}
+
 }  // namespace kscope::import::nsys

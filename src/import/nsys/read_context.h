@@ -45,6 +45,22 @@ class FileContext {
   std::atomic<int64_t> rows_skipped{0};
   int64_t span_end = INT64_MAX;  // the export's end (ExportSpanEnd): no event ends later
 
+  // An event of this file on the run's timeline (ImportTarget's placement, for the exports of
+  // one job's nodes in one run): its times moved by the file's offset, its process or thread
+  // id put on the file's host. Times checked before, on the file's own clock; kNull stays.
+  void Place(int64_t& start, int64_t& end, int64_t& global_id) const {
+    if (target.placement.offset_ns != 0) {
+      if (start != store::kNull) start += target.placement.offset_ns;
+      if (end != store::kNull) end += target.placement.offset_ns;
+    }
+    global_id = OnHost(global_id);
+  }
+  // nsys's global process and thread ids: the host above bit 48, then the process and thread.
+  [[nodiscard]] int64_t OnHost(int64_t global_id) const {
+    if (target.placement.host == 0 || global_id == store::kNull) return global_id;
+    return (global_id & ((int64_t{1} << 48) - 1)) | (target.placement.host << 48);
+  }
+
   // Each reader thread reads through its own connection.
   // A slice is one forward scan: a small page cache does, and keeps memory per thread low.
   Result<sql::Db> OpenExport() const {

@@ -62,6 +62,7 @@ Status ReadKernels(FileContext& ctx, Slice slice, FactRegion& facts) {
       KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, *bad));
       continue;
     }
+    ctx.Place(row[k::kStart], row[k::kEnd], row[k::kGlobalPid]);
     auto name = strings.Map(row[k::kName]);
     if (!name.ok()) return name.error();
     if (!*name) {
@@ -116,6 +117,7 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops,
       KSCOPE_RETURN_IF_ERROR(ctx.Problem(table, rowid, *bad));
       continue;
     }
+    ctx.Place(row[a::kStart], row[a::kEnd], row[a::kGlobalTid]);
     auto name = strings.Map(row[a::kName]);
     if (!name.ok()) return name.error();
     if (!*name) {
@@ -194,6 +196,7 @@ Status ReadMemops(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Memops& f
         op = it->second;
       }
       for (int c = m::kStart; c <= m::kGlobalPid; ++c) row[c] = Value(*q, c + 1);
+      ctx.Place(row[m::kStart], row[m::kEnd], row[m::kGlobalPid]);
       row[m::kOperation] = op;
       row[m::kIsMemset] = memset ? 1 : 0;
       row[m::kBytes] = q->Int(8);
@@ -265,6 +268,8 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
     row[n::kText] = *text;
     row[n::kGlobalTid] = q->Int(7);
     row[n::kEndGlobalTid] = Value(*q, 8);
+    ctx.Place(row[n::kStart], row[n::kEnd], row[n::kGlobalTid]);
+    row[n::kEndGlobalTid] = ctx.OnHost(row[n::kEndGlobalTid]);
     rows.push_back(row);
   }
   if (!q->status().ok()) return ctx.ReadError(db, table);
@@ -320,7 +325,7 @@ Status ReadThreadNames(FileContext& ctx, sql::Db& db) {
     if (name == nullptr) continue;
     auto id = ctx.target.store.InternString(*name);
     if (!id.ok()) return id.error();
-    KSCOPE_RETURN_IF_ERROR(insert->Bind(1, ctx.target.run_id).Bind(2, q->Int(2)).Bind(3, *id).Run());
+    KSCOPE_RETURN_IF_ERROR(insert->Bind(1, ctx.target.run_id).Bind(2, ctx.OnHost(q->Int(2))).Bind(3, *id).Run());
   }
   if (!q->status().ok()) return ctx.ReadError(db, table);
   return Status::Ok();
