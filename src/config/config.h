@@ -38,6 +38,8 @@ struct NsysConfig {
   std::string capture_range;              // NVTX range: record only inside it (--capture-range=nvtx)
   std::string pytorch;                    // nsys --pytorch: "" (off), autograd-nvtx, autograd-shapes-nvtx
   int64_t duration_s = 0;                 // nsys --duration: stop recording after this many seconds (0: off)
+  std::string gpu_metrics = "on";         // on: nsys samples the GPUs' metrics (--gpu-metrics-devices=all)
+  int64_t gpu_metrics_hz = 1000;          // ... this many times a second (--gpu-metrics-frequency)
   std::vector<std::string> extra_args;
 };
 
@@ -56,6 +58,11 @@ struct SelectionConfig {
   std::string launch_scope = "config";  // config: counted per launch configuration; kernel: per kernel
   std::vector<std::string> exclude;     // NVTX ranges whose launches are left out (ncu --nvtx-exclude)
   std::string communication = "off";    // on: communication kernels (NCCL, ...) are selected like any other
+  // Growing shapes: a kernel with at least `growing_configs` launch configurations that differ
+  // only in one dimension (a cache that grows by a token per step) gets `growing_samples`
+  // representative sizes profiled instead of every configuration (0: off).
+  int64_t growing_configs = 8;
+  int64_t growing_samples = 3;
 };
 
 struct NcuConfig {
@@ -68,6 +75,7 @@ struct NcuConfig {
   std::string target_processes = "all";
   std::vector<std::string> sections;  // more sections on top of the mode's
   std::string flops = "on";           // on: collect the FLOP counters (MFU, roofline) with any mode
+  std::string stalls = "on";          // on: the warp-stall breakdown (WarpStateStats) with every mode
   std::string import = "native";      // native: kscope reads each report | export: ncu exports its pages
   std::vector<std::string> extra_args;
 };

@@ -138,6 +138,8 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
                                     "LaunchStats",
                                     "--section",
                                     "Occupancy",
+                                    "--section",
+                                    "WarpStateStats",
                                     "--replay-mode",
                                     "kernel",
                                     "--clock-control",
