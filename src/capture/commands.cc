@@ -15,6 +15,9 @@ std::vector<std::string> NsysProfileArgv(const std::string& nsys, const NsysOpti
   }
   if (!c.pytorch.empty()) a.push_back("--pytorch=" + c.pytorch);
   if (c.duration_s > 0) a.push_back("--duration=" + std::to_string(c.duration_s));
+  if (c.gpu_metrics == "on") {
+    a.insert(a.end(), {"--gpu-metrics-devices=all", "--gpu-metrics-frequency=" + std::to_string(c.gpu_metrics_hz)});
+  }
   a.insert(a.end(), {"-o", out_base, "--force-overwrite=true"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
@@ -38,6 +41,8 @@ std::vector<std::string> NcuSections(const NcuOptions& c) {
   std::vector<std::string> s{"SpeedOfLight", "MemoryWorkloadAnalysis", "LaunchStats", "Occupancy"};
   if (c.mode == "deep" || c.mode == "roofline") {
     s.insert(s.end(), {"WarpStateStats", "SchedulerStats", "InstructionStats", "ComputeWorkloadAnalysis"});
+  } else if (c.stalls == "on") {
+    s.emplace_back("WarpStateStats");  // the stall reasons behind every class, not only the top one
   }
   if (c.mode == "roofline") {
     s.insert(s.end(), {"SpeedOfLight_RooflineChart", "SpeedOfLight_HierarchicalSingleRooflineChart",
@@ -57,6 +62,7 @@ int64_t EstimatedPasses(const NcuOptions& c) {
                    : !set.empty()         ? 24
                    : c.mode == "roofline" ? 32
                    : c.mode == "deep"     ? 20
+                   : c.stalls == "on"     ? 18  // quick 11, WarpStateStats 7 more (H100, ncu 2025.3.1)
                                           : 11;
   passes += static_cast<int64_t>(c.sections.size());  // a section more: a pass more, about
   if (c.flops == "on" && c.mode != "roofline" && set != "full" && set != "roofline") passes += 6;
@@ -73,8 +79,20 @@ std::vector<std::string> NcuMetrics(const NcuOptions& c) {
 }
 
 namespace {
+// ncu's launch window: the selection's per-configuration one, or a pass's own global window
+// over a growing shape's sizes.
+struct Window {
+  std::string mode;
+  int64_t skip, count;
+};
+Window WindowOf(const Selection& sel, const NcuPass* pass) {
+  if (pass != nullptr && pass->skip >= 0) return {"global", pass->skip, pass->count};
+  return {sel.filter_mode, sel.warmup, sel.launches};
+}
+
 std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, const Selection& sel,
-                                   const std::string& filter, const std::vector<std::string>& metrics) {
+                                   const std::string& filter, const Window& w,
+                                   const std::vector<std::string>& metrics) {
   std::vector<std::string> a{ncu,
                              "--target-processes",
                              c.target_processes,
@@ -83,11 +101,11 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, 
                              "--kernel-name",
                              filter,
                              "--filter-mode",
-                             sel.filter_mode,
+                             w.mode,
                              "--launch-skip",
-                             std::to_string(sel.warmup),
+                             std::to_string(w.skip),
                              "--launch-count",
-                             std::to_string(sel.launches)};
+                             std::to_string(w.count)};
   if (!sel.nvtx_include.empty() || !sel.nvtx_exclude.empty()) a.emplace_back("--nvtx");
   if (!sel.nvtx_include.empty()) a.insert(a.end(), {"--nvtx-include", sel.nvtx_include});
   for (const auto& x : sel.nvtx_exclude) a.insert(a.end(), {"--nvtx-exclude", x});
@@ -113,7 +131,7 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, 
 std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                         const NcuPass& pass, const std::vector<std::string>& metrics,
                                         const std::string& out_base, const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, pass.filter, metrics);
+  auto a = NcuCommon(ncu, c, sel, pass.filter, WindowOf(sel, &pass), metrics);
   a.insert(a.end(), {"-o", out_base, "-f"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
@@ -123,7 +141,7 @@ std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions
 std::vector<std::string> NcuKernelArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                        const SelectedKernel& k, const std::vector<std::string>& metrics,
                                        const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, k.filter, metrics);
+  auto a = NcuCommon(ncu, c, sel, k.filter, WindowOf(sel, nullptr), metrics);
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
   return a;

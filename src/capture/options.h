@@ -34,6 +34,8 @@ struct NsysOptions {
   std::string capture_range;              // NVTX range: record only inside it (--capture-range=nvtx)
   std::string pytorch;                    // nsys --pytorch: "" (off), autograd-nvtx, autograd-shapes-nvtx
   int64_t duration_s = 0;                 // nsys --duration: stop recording after this many seconds (0: off)
+  std::string gpu_metrics = "on";         // on: nsys samples the GPUs' metrics (--gpu-metrics-devices=all)
+  int64_t gpu_metrics_hz = 1000;          // ... this many times a second (--gpu-metrics-frequency)
   std::vector<std::string> extra_args;
 };
 
@@ -52,6 +54,11 @@ struct SelectionOptions {
   std::string launch_scope = "config";  // config: counted per launch configuration; kernel: per kernel
   std::vector<std::string> exclude;     // NVTX ranges whose launches are left out (ncu --nvtx-exclude)
   std::string communication = "off";    // on: communication kernels (NCCL, ...) are selected like any other
+  // Growing shapes: a kernel with at least `growing_configs` launch configurations that differ
+  // only in one dimension (a cache that grows by a token per step) gets `growing_samples`
+  // representative sizes profiled instead of every configuration (0: off).
+  int64_t growing_configs = 8;
+  int64_t growing_samples = 3;
 };
 
 struct NcuOptions {
@@ -64,6 +71,7 @@ struct NcuOptions {
   std::string target_processes = "all";
   std::vector<std::string> sections;  // more sections on top of the mode's
   std::string flops = "on";           // on: collect the FLOP counters (MFU, roofline) with any mode
+  std::string stalls = "on";          // on: the warp-stall breakdown (WarpStateStats) with every mode
   std::string import = "native";      // native: kscope reads each report | export: ncu exports its pages
   std::vector<std::string> extra_args;
 };

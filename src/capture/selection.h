@@ -32,6 +32,11 @@ struct SelectedKernel {
   int64_t covered_ns = 0;     // GPU time in scope of the configurations that get picks
   std::string filter;         // this kernel alone: the ncu --kernel-name value (regex:^...$)
   std::vector<int64_t> rows;  // its launches in scope, launch order (kernel stream rows)
+  // A growing shape: its configurations that differ only in `growing_dim` are sampled.
+  bool sampled = false;
+  std::string growing_dim;     // "grid x", "block y", "dynamic shared memory", ...
+  int64_t family_configs = 0;  // configurations in the growing family
+  int64_t measured_ns = 0;     // GPU time in scope of the configurations ncu profiles
 };
 
 // One ncu run: its kernels' union filter and the launches it profiles.
@@ -39,6 +44,9 @@ struct NcuPass {
   std::vector<size_t> kernels;         // indexes into Selection::kernels
   std::string filter;                  // --kernel-name (regex:^(a|b)$)
   std::vector<int64_t> profiled_rows;  // kernel stream row of each profiled launch, in ncu's order
+  // A window over a growing shape's sizes: ncu's global count over this run's kernels skips
+  // `skip` launches and profiles `count` (-1: the selection's per-configuration skip and count).
+  int64_t skip = -1, count = -1;
 };
 
 struct Selection {
@@ -83,6 +91,12 @@ struct Selection {
   // ncu --communicator shmem --communicator-shmem-num-peers N: the ranks ncu keeps in step while
   // it replays communication kernels (capture/ncu_communicator.h); 0: none.
   int64_t communicator_peers = 0;
+  // Growing shapes (selection.growing_*): kernels whose configurations differing in one
+  // dimension are sampled. deep_pct counts a sampled family whole once one of its sizes is
+  // measured; represented_pct is the part of it that no ncu launch measured.
+  int64_t growing_kernels = 0;
+  int64_t growing_configs = 0;  // configurations in their families
+  double represented_pct = 0;   // share of scope_ns represented by sampled sizes, not measured
 };
 
 // `passes_per_launch`: ncu's replay passes per launch for the sections and metrics asked for

@@ -29,6 +29,24 @@ std::string RanksAndCommunication(const Selection& sel) {
   return out;
 }
 
+// Growing shapes: what was sampled and how much of the coverage the samples stand for.
+std::string GrowingShapes(const Selection& sel) {
+  if (sel.growing_kernels == 0) return "";
+  int64_t windows = 0, launches = 0;
+  for (const auto& p : sel.passes) {
+    if (p.skip < 0) continue;
+    ++windows;
+    launches += static_cast<int64_t>(p.profiled_rows.size());
+  }
+  return fmt::format(
+      "  growing shapes: {} kernel{} with {} launch configurations that differ in one dimension get {} sampled "
+      "size{} ({} ncu run{}, {} launches); of the {:.1f}% deep coverage, {:.1f}% is measured and {:.1f}% "
+      "represented by the samples\n",
+      sel.growing_kernels, sel.growing_kernels == 1 ? "" : "s", sel.growing_configs, windows, windows == 1 ? "" : "s",
+      windows, windows == 1 ? "" : "s", launches, sel.deep_pct, sel.deep_pct - sel.represented_pct,
+      sel.represented_pct);
+}
+
 }  // namespace
 
 std::string FormatSelection(const Selection& sel) {
@@ -66,6 +84,7 @@ std::string FormatSelection(const Selection& sel) {
       static_cast<double>(sel.scope_ns) / 1e6, sel.warmup, sel.deep_pct, sel.passes.size(),
       sel.passes.size() == 1 ? "" : "s", launches, sel.launches, sel.warmup);
   out += RanksAndCommunication(sel);
+  out += GrowingShapes(sel);
   if (sel.warmup_kernels > 0) {
     std::string stages;
     for (const auto& st : sel.warmup_stages) stages += (stages.empty() ? "'" : ", '") + st + "'";
@@ -125,6 +144,10 @@ nlohmann::json SelectionJson(const Selection& sel) {
                      {"left_out_ns", sel.comm_ns}}},
                    {"replay", sel.replay},
                    {"communicator_peers", sel.communicator_peers}};
+  if (sel.growing_kernels > 0) {
+    j["growing"] = {
+        {"kernels", sel.growing_kernels}, {"configs", sel.growing_configs}, {"represented_pct", sel.represented_pct}};
+  }
   for (const auto& k : sel.kernels) {
     j["kernels"].push_back({{"name", k.name},
                             {"mangled", k.mangled},
@@ -135,9 +158,17 @@ nlohmann::json SelectionJson(const Selection& sel) {
                             {"configs", k.configs},
                             {"profiled", k.profiled},
                             {"covered_ns", k.covered_ns}});
+    if (k.sampled) {
+      j["kernels"].back()["growing"] = {
+          {"dimension", k.growing_dim}, {"family_configs", k.family_configs}, {"measured_ns", k.measured_ns}};
+    }
   }
   for (const auto& p : sel.passes) {
     j["passes"].push_back({{"kernels", p.kernels}, {"filter", p.filter}, {"profiled_kernel_rows", p.profiled_rows}});
+    if (p.skip >= 0) {
+      j["passes"].back()["launch_skip"] = p.skip;
+      j["passes"].back()["launch_count"] = p.count;
+    }
   }
   return j;
 }

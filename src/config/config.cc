@@ -93,6 +93,17 @@ const std::vector<Key>& Keys() {
        "nsys --duration: stop recording after this many seconds, the workload runs on (0: record the whole run)",
        {},
        +[](Config& c) -> Ref { return &c.nsys.duration_s; }},
+      {"nsys.gpu_metrics",
+       "on: nsys samples every GPU's metrics over the timeline (SM active, tensor active, DRAM bandwidth; "
+       "--gpu-metrics-devices=all), imported and shown per stage beside MFU; off where the GPU does not allow it "
+       "(before Turing, or with profiling counters restricted: kscope doctor)",
+       {"on", "off"},
+       +[](Config& c) -> Ref { return &c.nsys.gpu_metrics; }},
+      {"nsys.gpu_metrics_hz",
+       "GPU metrics samples per second (--gpu-metrics-frequency; nsys's default 10000 made 7.4 million rows "
+       "for a 40 s run on an H100)",
+       {},
+       +[](Config& c) -> Ref { return &c.nsys.gpu_metrics_hz; }},
       {"nsys.extra_args",
        "more nsys profile arguments, passed as they are",
        {},
@@ -152,6 +163,16 @@ const std::vector<Key>& Keys() {
        "it, else replays the whole job (application replay); off: measured from nsys only",
        {"off", "on"},
        +[](Config& c) -> Ref { return &c.selection.communication; }},
+      {"selection.growing_configs",
+       "a kernel with at least this many launch configurations that differ only in one dimension (grid, block or "
+       "shared memory: a shape that grows step by step) has its sizes sampled instead of every one profiled",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.growing_configs; }},
+      {"selection.growing_samples",
+       "representative sizes profiled of such a kernel (each in an ncu run of its own; 0: profile every "
+       "configuration)",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.growing_samples; }},
       {"ncu.mode",
        "sections collected (docs/profile.md); full: ncu's set full",
        {"quick", "deep", "roofline", "full"},
@@ -185,6 +206,11 @@ const std::vector<Key>& Keys() {
        "collect the FLOP counters (FP64/FP32/FP16 instructions, tensor paths) with any mode: MFU and rooflines",
        {"on", "off"},
        +[](Config& c) -> Ref { return &c.ncu.flops; }},
+      {"ncu.stalls",
+       "collect the warp-stall breakdown per reason (ncu's WarpStateStats section) with every mode, quick included: "
+       "the evidence behind latency-bound classes (about 7 replay passes more per launch on an H100)",
+       {"on", "off"},
+       +[](Config& c) -> Ref { return &c.ncu.stalls; }},
       {"ncu.import",
        "how each deep pass's report is read: by kscope itself, or (export) from the raw and details pages the "
        "installed ncu exports as CSV, for a report format kscope does not read",

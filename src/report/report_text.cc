@@ -87,6 +87,15 @@ std::string BackwardLine(const StagePart& s) {
       b.ops, Ms(b.kernel_ns), most);
 }
 
+// "sampled by nsys (every kernel, 812 samples): SMs active 41.0%, tensor active 12.3%, ..."
+std::string SampledLine(const analysis::SampledGpuMetrics& m) {
+  return fmt::format(
+      "sampled by nsys (every kernel, {} samples of the steady windows): SMs active {}, SM issue {}, tensor active {}, "
+      "DRAM read {} and write {} of peak bandwidth",
+      m.samples, Pct(m.sm_active_pct), Pct(m.sm_issue_pct), Pct(m.tensor_active_pct), Pct(m.dram_read_pct),
+      Pct(m.dram_write_pct));
+}
+
 // "measured 12.3% (ncu, 94.1% of kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
 std::string MfuLine(const analysis::StageMfu& m) {
   if (m.lines.empty()) return "";
@@ -191,6 +200,7 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
     if (const std::string mfu = MfuLine(st.mfu); !mfu.empty()) {
       out << fmt::format("  {} MFU: {}\n", st.display_name, mfu);
     }
+    if (st.gpu_metrics) out << fmt::format("  {} {}\n", st.display_name, SampledLine(*st.gpu_metrics));
   }
   for (const auto& st : r.stages) {
     for (const auto& f : st.findings) {
@@ -281,6 +291,7 @@ void WriteMarkdownStage(const StagePart& st, std::ostream& out) {
   }
   WriteMarkdownInstances(st, out);
   WriteMarkdownMfu(st.mfu, out);
+  if (st.gpu_metrics) out << "- " << MarkdownText(SampledLine(*st.gpu_metrics)) << "\n";
   out << "\n| Kernel | Launches | Time (ms) | Share | Class |\n|---|---|---|---|---|\n";
   for (const auto& k : st.top_kernels) {
     out << fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownText(k.name), k.launches, Ms(k.total_ns),

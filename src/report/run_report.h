@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/options.h"
+#include "analysis/stages/stage_gpu_metrics.h"
 #include "analysis/stages/stage_mfu.h"
 #include "analysis/stages/stage_steady.h"
 #include "analysis/stages/stages.h"
@@ -152,6 +153,8 @@ struct StagePart {
   double gpu_busy_pct = 0, median_kernel_us = 0, launches_per_s = 0;
   std::vector<StageKernelRow> top_kernels;
   analysis::StageMfu mfu;
+  // nsys's GPU metrics sampled over the steady windows (absent: the run has none).
+  std::optional<analysis::SampledGpuMetrics> gpu_metrics;
   std::vector<analysis::Finding> findings;
 };
 

@@ -196,36 +196,50 @@ json StageKernelsJson(const std::vector<StageKernelRow>& kernels) {
   return top;
 }
 
+// Only where the run has nsys's GPU metrics: report.json of a run without stays as it was.
+json GpuMetricsJson(const analysis::SampledGpuMetrics& m) {
+  return {{"source", m.source},
+          {"samples", m.samples},
+          {"gr_active_pct", Opt(m.gr_active_pct)},
+          {"sm_active_pct", Opt(m.sm_active_pct)},
+          {"sm_issue_pct", Opt(m.sm_issue_pct)},
+          {"tensor_active_pct", Opt(m.tensor_active_pct)},
+          {"dram_read_pct", Opt(m.dram_read_pct)},
+          {"dram_write_pct", Opt(m.dram_write_pct)}};
+}
+
 json StageJson(const StagePart& s) {
-  return {{"id", s.id},
-          {"name", s.name},
-          {"display_name", s.display_name},
-          {"text", s.text},
-          {"domain", s.domain},
-          {"style", s.style},
-          {"parent", s.parent ? json(*s.parent) : json()},
-          {"depth", s.depth},
-          {"instances", s.instances},
-          {"range_ns", s.range_ns},
-          {"proj_instances", s.proj_instances},
-          {"proj_range_ns", s.proj_range_ns},
-          {"proj_ns", s.proj_ns},
-          {"gpu_ops", s.gpu_ops},
-          {"ops", s.ops},
-          {"kernels", s.kernels},
-          {"kernel_ns", s.kernel_ns},
-          {"memops", s.memops},
-          {"memop_ns", s.memop_ns},
-          {"other_threads", OtherThreadsJson(s.other_threads)},
-          {"backward_of_forward", BackwardJson(s.backward_of_forward)},
-          {"steady", SteadyJson(s.steady)},
-          {"gpu_busy_ns", s.gpu_busy_ns},
-          {"gpu_busy_pct", s.gpu_busy_pct},
-          {"median_kernel_us", s.median_kernel_us},
-          {"launches_per_s", s.launches_per_s},
-          {"top_kernels", StageKernelsJson(s.top_kernels)},
-          {"mfu", MfuJson(s.mfu)},
-          {"findings", FindingsJson(s.findings)}};
+  json j = {{"id", s.id},
+            {"name", s.name},
+            {"display_name", s.display_name},
+            {"text", s.text},
+            {"domain", s.domain},
+            {"style", s.style},
+            {"parent", s.parent ? json(*s.parent) : json()},
+            {"depth", s.depth},
+            {"instances", s.instances},
+            {"range_ns", s.range_ns},
+            {"proj_instances", s.proj_instances},
+            {"proj_range_ns", s.proj_range_ns},
+            {"proj_ns", s.proj_ns},
+            {"gpu_ops", s.gpu_ops},
+            {"ops", s.ops},
+            {"kernels", s.kernels},
+            {"kernel_ns", s.kernel_ns},
+            {"memops", s.memops},
+            {"memop_ns", s.memop_ns},
+            {"other_threads", OtherThreadsJson(s.other_threads)},
+            {"backward_of_forward", BackwardJson(s.backward_of_forward)},
+            {"steady", SteadyJson(s.steady)},
+            {"gpu_busy_ns", s.gpu_busy_ns},
+            {"gpu_busy_pct", s.gpu_busy_pct},
+            {"median_kernel_us", s.median_kernel_us},
+            {"launches_per_s", s.launches_per_s},
+            {"top_kernels", StageKernelsJson(s.top_kernels)},
+            {"mfu", MfuJson(s.mfu)},
+            {"findings", FindingsJson(s.findings)}};
+  if (s.gpu_metrics) j["gpu_metrics"] = GpuMetricsJson(*s.gpu_metrics);
+  return j;
 }
 
 json TopKernelJson(const TopKernel& k) {

@@ -129,6 +129,8 @@ Status AddStages(store::Store& store, const StageInputs& in, RunReport& out) {
   }
   auto names = store.Strings(name_ids);
   if (!names.ok()) return names.error();
+  auto sampled = analysis::LoadGpuMetrics(store, in.timeline_run);
+  if (!sampled.ok()) return sampled.error();
 
   LeftOut left_out;
   for (const auto& s : *stages) {
@@ -151,6 +153,7 @@ Status AddStages(store::Store& store, const StageInputs& in, RunReport& out) {
     p.findings = std::move(diagnosis.findings);
     p.top_kernels = TopKernels(s, *names, in.verdicts);
     p.mfu = ReportedMfu(analysis::ComputeStageMfu(s, p.steady, *rows, work, *model, in.config.model, in.gpu, in.dtype));
+    p.gpu_metrics = analysis::SampleOver(*sampled, p.steady.windows);
     out.stages.push_back(std::move(p));
   }
   AddLeftOutNotes(left_out, out.notes);

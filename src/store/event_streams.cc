@@ -69,4 +69,14 @@ const StreamSpec kApiStream{"api_call", kApiColumns};
 const StreamSpec kMemopStream{"memop", kMemopColumns};
 const StreamSpec kNvtxStream{"nvtx_range", kNvtxColumns};
 
+namespace {
+constexpr std::array<ColumnSpec, gpu_metric::kCount> kGpuMetricColumns = {{
+    {"time", "sample time, ns (the export's clock)"},
+    {"source", "the sampled GPU: nsys's typeId of its metrics (TARGET_INFO_GPU_METRICS), one per GPU"},
+    {"metric", "string id: nsys's metric name, e.g. 'Tensor Active [Throughput %]'"},
+    {"value", "the sample's value as nsys exports it (a whole percent for throughputs)"},
+}};
+}  // namespace
+const StreamSpec kGpuMetricStream{"gpu_metric", kGpuMetricColumns};
+
 }  // namespace kscope::store

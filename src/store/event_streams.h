@@ -79,12 +79,20 @@ inline constexpr int64_t kDomainCreate = 75;
 enum Col : int { kStart, kEnd, kEventType, kDomain, kText, kGlobalTid, kEndGlobalTid, kParent, kDepth, kCount };
 }  // namespace nvtx
 
+// nsys's GPU metrics sampling (GPU_METRICS with TARGET_INFO_GPU_METRICS), the metrics kscope
+// reads: one row per sample and metric.
+namespace gpu_metric {
+enum Col : int { kTime, kSource, kMetric, kValue, kCount };
+}
+
 extern const StreamSpec kKernelStream;
 extern const StreamSpec kApiStream;
 extern const StreamSpec kMemopStream;
 extern const StreamSpec kNvtxStream;
 
-inline constexpr std::array<const StreamSpec*, 4> kAllStreams = {&kKernelStream, &kApiStream, &kMemopStream,
-                                                                 &kNvtxStream};
+extern const StreamSpec kGpuMetricStream;
+
+inline constexpr std::array<const StreamSpec*, 5> kAllStreams = {&kKernelStream, &kApiStream, &kMemopStream,
+                                                                 &kNvtxStream, &kGpuMetricStream};
 
 }  // namespace kscope::store

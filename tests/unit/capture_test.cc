@@ -398,6 +398,8 @@ TEST_F(SelectionTest, WholeRunAndTheCommandLines) {
                                       "LaunchStats",
                                       "--section",
                                       "Occupancy",
+                                      "--section",
+                                      "WarpStateStats",
                                       "--replay-mode",
                                       "kernel",
                                       "--clock-control",
@@ -440,7 +442,8 @@ TEST(Commands, NsysWithACaptureRange) {
   EXPECT_EQ(
       capture::NsysProfileArgv("nsys", c, "runs/3/nsys/discovery", {"python3", "w.py"}),
       (std::vector<std::string>{"nsys", "profile", "--trace=cuda,nvtx,osrt", "--sample=none", "--cuda-graph-trace=node",
-                                "--capture-range=nvtx", "--nvtx-capture=decode", "--capture-range-end=stop", "-o",
+                                "--capture-range=nvtx", "--nvtx-capture=decode", "--capture-range-end=stop",
+                                "--gpu-metrics-devices=all", "--gpu-metrics-frequency=1000", "-o",
                                 "runs/3/nsys/discovery", "--force-overwrite=true", "python3", "w.py"}));
   // PyTorch's ranges are unregistered strings, which nsys matches only when told so.
   EXPECT_EQ(capture::NsysProfileEnv(c).at("NSYS_NVTX_PROFILER_REGISTER_ONLY"), "0");

@@ -47,12 +47,13 @@ class ProfileReplay : public ::testing::Test {
     ASSERT_TRUE(s.ok());
     store_ = std::make_unique<store::Store>(std::move(s).value());
     runner_.ReplayRecordedProfile(kRun);
-    // The settings the recorded run was made with (the defaults then): its ncu output is what
+    // The settings the recorded run was made with (the defaults then, before growing shapes were
+    // sampled): its ncu output is what
     // ncu printed for this plan; its report is read from the pages ncu exported.
     auto c = config::LoadConfig(
         "", {"profile.runs_dir=" + (dir_ / "runs").string(), "profile.cache_dir=" + (dir_ / "cache").string(),
-             "selection.top=20", "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off",
-             "ncu.import=export"});
+             "selection.top=20", "selection.warmup=2", "selection.launches=3", "selection.budget_s=0",
+             "selection.growing_samples=0", "ncu.flops=off", "ncu.import=export"});
     ASSERT_TRUE(c.ok());
     config_ = *c;
   }
@@ -139,6 +140,8 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
                                     "LaunchStats",
                                     "--section",
                                     "Occupancy",
+                                    "--section",
+                                    "WarpStateStats",
                                     "--replay-mode",
                                     "kernel",
                                     "--clock-control",

@@ -264,8 +264,8 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   // exported (the reports themselves were not kept).
   quick.config = *config::LoadConfig(
       "", {"profile.runs_dir=" + (dir / "runs").string(), "profile.cache_dir=" + (dir / "cache").string(),
-           "selection.top=20", "selection.warmup=2", "selection.launches=3", "selection.budget_s=0", "ncu.flops=off",
-           "ncu.import=export"});
+           "selection.top=20", "selection.warmup=2", "selection.launches=3", "selection.budget_s=0",
+           "selection.growing_samples=0", "ncu.flops=off", "ncu.import=export"});
   auto first = session.Run(quick);
   ASSERT_TRUE(first.ok() && !first->error);
   r["ncu profile"] = testing::Prints(rec + "roofline_decode_ncu.log");
@@ -275,7 +275,8 @@ TEST(Report, MeasuredFlopsOfTheH100DecodeStage) {
   roofline.config = *config::LoadConfig(
       "", {"profile.runs_dir=" + (dir / "runs").string(), "profile.cache_dir=" + (dir / "cache").string(),
            "ncu.mode=roofline", "selection.stage=decode", "selection.launches=2", "selection.warmup=2",
-           "selection.top=20", "selection.budget_s=0", "ncu.flops=off", "model.dtype=bf16", "ncu.import=export"});
+           "selection.top=20", "selection.budget_s=0", "selection.growing_samples=0", "ncu.flops=off",
+           "model.dtype=bf16", "ncu.import=export"});
   roofline.discovery_run = first->run_id;
   auto second = session.Run(roofline);
   ASSERT_TRUE(second.ok() && !second->error) << screen.str();

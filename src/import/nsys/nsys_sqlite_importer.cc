@@ -10,6 +10,7 @@
 
 #include "import/nsys/export_manifest.h"
 #include "import/nsys/export_schema.h"
+#include "import/nsys/gpu_metrics_reader.h"
 #include "import/nsys/read_context.h"
 #include "import/nsys/table_readers.h"
 #include "util/guarded.h"
@@ -165,6 +166,7 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
     memops = Guarded([&] { return ReadMemops(ctx, *db, f.memops); });
     if (memops.ok()) results.back() = Guarded([&] { return ReadNvtx(ctx, *db, f.nvtx); });
     if (results.back().ok()) results.back() = Guarded([&] { return ReadThreadNames(ctx, *db); });
+    if (results.back().ok()) results.back() = Guarded([&] { return ReadGpuMetrics(ctx, *db); });
     for (auto& t : readers) t.join();
   }
   KSCOPE_RETURN_IF_ERROR(FirstError(results, path));

@@ -1,0 +1,81 @@
+// SelectKernels' last step: each selected kernel's picks, split into ncu runs.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "capture/selection_steps.h"
+
+namespace kscope::capture::steps {
+
+namespace {
+
+// Per selected kernel: the launches ncu profiles, [warmup, warmup+launches) of each of its
+// configurations; counts the configurations.
+std::vector<std::vector<int64_t>> Picks(const RunColumns& run, const Groups& groups, Selection& sel) {
+  std::vector<std::vector<int64_t>> picks(sel.kernels.size());
+  std::unordered_map<int64_t, size_t> selected;  // identity -> kernel index
+  for (size_t i = 0; i < sel.kernels.size(); ++i) selected[run.Identity(sel.kernels[i].rows.front())] = i;
+  for (const auto& [c, crows] : groups.rows) {
+    auto it = selected.find(c[0]);
+    if (it == selected.end()) continue;
+    ++sel.kernels[it->second].configs;
+    if (sel.kernels[it->second].sampled) continue;  // its sizes are sampled by windows of their own
+    const auto n = static_cast<int64_t>(crows.size());
+    const auto begin = static_cast<std::ptrdiff_t>(std::min<int64_t>(sel.warmup, n));
+    const auto end = static_cast<std::ptrdiff_t>(std::min<int64_t>(sel.warmup + sel.launches, n));
+    picks[it->second].insert(picks[it->second].end(), crows.begin() + begin, crows.begin() + end);
+  }
+  return picks;
+}
+
+}  // namespace
+
+Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& groups, const SelectionOptions& cfg,
+                   Selection& sel) {
+  const std::vector<std::vector<int64_t>> picks = Picks(run, groups, sel);
+  const bool per_kernel = cfg.launch_scope == "kernel";
+  // Kernels in order of importance share one ncu run while its launches stay within
+  // max_pass_launches; the launches of a run are profiled in launch order.
+  std::unordered_map<int64_t, size_t> position;
+  for (size_t i = 0; i < scope.counted.size(); ++i) position[scope.counted[i]] = i;
+  NcuPass pass;
+  auto close_pass = [&]() {
+    if (pass.kernels.empty()) return;
+    std::vector<std::string> names;
+    for (size_t i : pass.kernels) names.push_back(sel.kernels[i].mangled);
+    pass.filter = UnionFilter(names);
+    std::sort(pass.profiled_rows.begin(), pass.profiled_rows.end(),
+              [&](int64_t x, int64_t y) { return position.at(x) < position.at(y); });
+    sel.passes.push_back(std::move(pass));
+    pass = {};
+  };
+  int64_t planned = 0;  // launches ncu profiles
+  for (size_t i = 0; i < sel.kernels.size(); ++i) {
+    sel.kernels[i].profiled = static_cast<int64_t>(picks[i].size());
+    planned += sel.kernels[i].profiled;
+    if (picks[i].empty()) continue;  // every configuration too rare to pass its warm-up, or sampled
+    // ncu's global count runs over every kernel its filter matches: one kernel per ncu run.
+    if (!pass.kernels.empty() &&
+        (per_kernel || static_cast<int64_t>(pass.profiled_rows.size() + picks[i].size()) > cfg.max_pass_launches)) {
+      close_pass();
+    }
+    pass.kernels.push_back(i);
+    pass.profiled_rows.insert(pass.profiled_rows.end(), picks[i].begin(), picks[i].end());
+  }
+  close_pass();
+  planned += AddGrowingWindows(run, scope, groups, sel);
+  // The workload runs once per ncu run.
+  sel.estimated_s = sel.app_s * static_cast<double>(std::max<size_t>(sel.passes.size(), 1)) +
+                    static_cast<double>(planned * sel.passes_per_launch) * cfg.pass_s;
+  if (sel.passes.empty()) {
+    return Error{"selection",
+                 fmt::format("no {} of the selected kernels is launched more than {} times{}, so ncu would profile "
+                             "nothing",
+                             per_kernel ? "kernel" : "launch configuration", sel.warmup,
+                             cfg.stage.empty() ? "" : " inside '" + cfg.stage + "'"),
+                 cfg.launch.empty() ? "lower selection.warmup" : "choose an earlier selection.launch"};
+  }
+  return Status::Ok();
+}
+
+}  // namespace kscope::capture::steps
