@@ -84,6 +84,7 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const conf
   const auto verdicts = parts::Verdicts(*launches, config.classify);
   r.summary = Summary(r.timeline.diagnosis, *events, launches->size(), verdicts.size());
   KSCOPE_RETURN_IF_ERROR(parts::AddKernels(store, *timeline_run, verdicts, r));
+  parts::AddAboveHundredNote(r);
   r.roofline = parts::Roofline(*launches, config.classify);
   const std::string dtype = !config.model.dtype.empty()
                                 ? config.model.dtype
@@ -97,6 +98,8 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const conf
                                         .gpu = r.run.manifest.gpu.value_or(""),
                                         .dtype = dtype};
   KSCOPE_RETURN_IF_ERROR(parts::AddStages(store, stage_inputs, r));
+  KSCOPE_RETURN_IF_ERROR(parts::AddIterations(store, stage_inputs, r));
+  KSCOPE_RETURN_IF_ERROR(parts::AddCompleteness(store, *run, static_cast<int64_t>(launches->size()), r));
   KSCOPE_RETURN_IF_ERROR(parts::AddRanks(store, *timeline_run, *nsys, *launches, config, r));
   KSCOPE_RETURN_IF_ERROR(parts::AddDataNotes(store, run_id, *timeline_run, *nsys, r.notes));
   if (launches->empty()) {

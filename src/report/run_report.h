@@ -26,6 +26,7 @@
 #include "analysis/timeline/rank_figures.h"
 #include "analysis/timeline/timeline.h"
 #include "config/config.h"
+#include "report/iteration_part.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -158,6 +159,9 @@ using StragglerPart = analysis::Straggler;
 
 struct RunReport {
   RunPart run;
+  // Set when kscope profile did not finish the run: what stopped and what is missing; every
+  // view shows it first.
+  std::optional<std::string> incomplete;
   SummaryPart summary;
   TimelinePart timeline;
   std::vector<StagePart> stages;
@@ -168,6 +172,11 @@ struct RunReport {
   // A run of several ranks only (empty, and absent from report.json, for one process):
   std::vector<RankPart> ranks;
   std::optional<StragglerPart> straggler;
+  // The run's loop and phases (report/iteration_part.h):
+  std::optional<HeadlinePart> headline;
+  std::optional<IterationPart> iterations;  // runs without NVTX stages where a loop was found
+  std::vector<analysis::RunPhase> phases;   // empty without a loop or stages
+  WorkloadPart workload;
 };
 
 Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const config::Config& config);

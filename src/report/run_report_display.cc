@@ -103,6 +103,11 @@ RunReport ForDisplay(const RunReport& report) {
     Clean(r.straggler->step_stage);
     Clean(r.straggler->advice);
   }
+  if (r.incomplete) Clean(*r.incomplete);
+  if (r.iterations) {
+    Clean(r.iterations->mfu);
+    Clean(r.iterations->findings);
+  }
   return r;
 }
 
