@@ -10,6 +10,8 @@
 
 #include "analysis/iterations/iterations.h"
 #include "config/config.h"
+#include "import/import_files.h"
+#include "nsys_stats_support.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
 #include "test_support.h"
@@ -88,6 +90,33 @@ TEST(IterationsZoo, ATrainingLoopWithoutNvtxIsFoundStepByStep) {
   EXPECT_EQ(loop.differing.size(), 1U);
   EXPECT_GE(loop.iterations.size(), 8U);
   EXPECT_EQ(loop.graph_launches, 0);
+}
+
+// The script without NVTX (zoo/models/no_nvtx_infer.py, tests/data/nsys/no_nvtx): 5
+// forward passes of an encoder of 2 identical layers that launch nothing but the layers'
+// kernels. The kernel names repeat per layer, and the host's gaps between passes are no longer
+// than those between layers, so the repeated unit kscope can show is the layer: 10 of them,
+// each holding one launch of the attention kernel (10 in the export, by SQL).
+TEST(IterationsZoo, IdenticalLayersWithoutAStepKernelRepeatPerLayer) {
+  auto store = NewStore();
+  auto out = import::ImportFiles(store, {testing::NsysExportFile("no_nvtx")}, {});
+  ASSERT_TRUE(out.ok()) << out.error().Line();
+  const auto found = LoopOf(store, out->front().run_id);
+  const auto& loop = found.loop;
+  EXPECT_EQ(loop.source, analysis::IterationSource::kKernelSequence);
+  EXPECT_EQ(loop.iterations.size() + loop.differing.size(), 10U);
+  // By SQL on the export: the attention kernel runs once per layer, 10 times in all.
+  auto db = sql::Db::Open(testing::NsysExportFile("no_nvtx"), sql::OpenMode::kReadOnly);
+  ASSERT_TRUE(db.ok());
+  auto q = db->Prepare(
+      "SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+      "WHERE s.value LIKE 'fmha_cutlassF%' ORDER BY k.start");
+  ASSERT_TRUE(q.ok());
+  std::vector<int64_t> attention;
+  while (q->Step()) attention.push_back(q->Int(0));
+  ASSERT_EQ(attention.size(), 10U);
+  for (const auto& it : loop.iterations) EXPECT_EQ(Inside(attention, it.start, it.end), 1) << it.start;
+  for (const auto& it : loop.differing) EXPECT_EQ(Inside(attention, it.start, it.end), 1) << it.start;
 }
 
 // The CUDA graph loop: 16 cudaGraphLaunch calls, each a replay of the same graph; the loop
