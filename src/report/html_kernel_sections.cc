@@ -12,6 +12,10 @@
 namespace kscope::report {
 
 namespace {
+
+// A percentage as ncu gives it, marked '!' above 100% (the notes say why).
+std::string GivenPercent(std::optional<double> pct) { return PercentText(pct) + (pct && *pct > 100 ? "!" : ""); }
+
 // A point a log-log chart can place: intensity and achieved FLOP/s both above zero.
 bool Plottable(const RooflinePoint& point) {
   return std::isfinite(point.intensity) && std::isfinite(point.achieved_flops) && point.intensity > 0 &&
@@ -44,11 +48,11 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
                           Num(DurationText(k.avg_ns)),
                           Num(PercentText(k.share_pct)),
                           {BottleneckText(v.bottleneck)},
-                          Num(PercentText(v.sm_pct)),
-                          Num(PercentText(v.dram_pct)),
-                          Num(PercentText(v.l1_hit_pct)),
-                          Num(PercentText(v.l2_hit_pct)),
-                          Num(PercentText(v.achieved_occupancy_pct)),
+                          Num(GivenPercent(v.sm_pct)),
+                          Num(GivenPercent(v.dram_pct)),
+                          Num(GivenPercent(v.l1_hit_pct)),
+                          Num(GivenPercent(v.l2_hit_pct)),
+                          Num(GivenPercent(v.achieved_occupancy_pct)),
                           {v.top_stall}});
   }
   if (!kernels.empty()) WriteHtmlTable(table, out);

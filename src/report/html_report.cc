@@ -44,7 +44,9 @@ Status WriteHtmlReport(const RunReport& report, std::ostream& out) {
   const RunReport clean = ForDisplay(report);
   WriteHeader(clean.run, out);
   out << "<main>\n";
+  WriteHeadlineSection(clean, out);
   WriteRunSection(clean, out);
+  WriteIterationsSection(clean, out);
   WriteTopKernelsSection(clean, out);
   WriteRooflineSection(clean, out);
   WriteStagesSection(clean, out);

@@ -33,5 +33,9 @@ void WriteBottleneckMixSection(const RunReport& report, std::ostream& out);
 void WriteRanksSection(const RunReport& report, std::ostream& out);
 void WriteTimelineSection(const RunReport& report, std::ostream& out);
 void WriteNotesSection(const RunReport& report, std::ostream& out);
+// The top of the page: an incomplete run's banner and the headline (html_iterations_section.cc).
+void WriteHeadlineSection(const RunReport& report, std::ostream& out);
+// The run's phases and the loop found without NVTX.
+void WriteIterationsSection(const RunReport& report, std::ostream& out);
 
 }  // namespace kscope::report

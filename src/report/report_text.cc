@@ -7,6 +7,7 @@
 
 #include "report/nsys_numbers.h"
 #include "report/report_text_ranks.h"
+#include "report/report_text_iterations.h"
 #include "report/table.h"
 
 namespace kscope::report {
@@ -34,6 +35,8 @@ std::string Sci(std::optional<double> v) {
 std::string SharePct(double v) { return Round1(v).text + "%"; }
 std::string Short(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; }
 std::string OrDash(const std::optional<std::string>& s) { return s ? *s : "-"; }
+// A percentage as ncu gives it, marked '!' above 100% (a note says why).
+std::string Given(std::optional<double> v) { return v && *v > 100 ? Pct(v) + "!" : Pct(v); }
 
 // The stage's main verdict: its largest finding's title, else what its numbers say.
 std::string Verdict(const StagePart& stage) {
@@ -122,8 +125,9 @@ Table KernelsTable(const RunReport& r, size_t name_width) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
     t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Short(k.base, name_width), k.family,
-                      k.library, k.verdict ? v.bottleneck : "-", Pct(v.sm_pct), Pct(v.dram_pct), Pct(v.l1_hit_pct),
-                      Pct(v.l2_hit_pct), Pct(v.achieved_occupancy_pct), v.top_stall.empty() ? "-" : v.top_stall});
+                      k.library, k.verdict ? v.bottleneck : "-", Given(v.sm_pct), Given(v.dram_pct),
+                      Given(v.l1_hit_pct), Given(v.l2_hit_pct), Given(v.achieved_occupancy_pct),
+                      v.top_stall.empty() ? "-" : v.top_stall});
   }
   return t;
 }
@@ -155,6 +159,23 @@ std::string Header(const RunReport& r) {
   return what;
 }
 
+// The run's phases and its loop: tables, how the loop was found, its MFU and findings.
+void WriteIterationsSummary(const RunReport& r, std::ostream& out) {
+  if (!r.phases.empty()) {
+    out << "\n";
+    WriteText(PhasesTable(r), out);
+  }
+  if (!r.iterations) return;
+  const IterationPart& p = *r.iterations;
+  out << "\n";
+  WriteText(IterationsTable(p, 12), out);
+  out << "  " << IterationsSummary(p) << "\n";
+  if (const std::string mfu = MfuLine(p.mfu); !mfu.empty()) out << "  steady iterations MFU: " << mfu << "\n";
+  for (const auto& n : p.mfu.notes) out << "  note: " << n << "\n";
+  for (const auto& f : p.findings)
+    out << fmt::format("  steady iterations: {} ({:.1f}%); fix: {}\n", f.title, f.size, f.fix);
+}
+
 }  // namespace
 
 std::string MarkdownText(std::string_view s) {
@@ -176,18 +197,25 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   const RunReport r = ForDisplay(report);
   const SummaryPart& s = r.summary;
   out << "kscope report: " << Header(r) << "\n";
+  if (r.incomplete) out << *r.incomplete << "\n";
   out << fmt::format(
       "wall {:.3f} s, GPU busy {:.1f}% ({} kernels: {} ms; {} copies and sets: {} ms); {} launches "
       "profiled by ncu\n",
       static_cast<double>(s.wall_ns) / 1e9, s.gpu_busy_pct, s.kernels, Ms(s.kernel_ns), s.memops, Ms(s.memop_ns),
       s.profiled_launches);
+  for (const auto& line : HeadlineLines(r)) out << line << "\n";
   for (const auto& n : r.notes) out << "note: " << n << "\n";
+  WriteIterationsSummary(r, out);
   out << "\nFindings (whole run)\n";
   for (const auto& f : r.timeline.diagnosis.findings) {
     out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", f.title, f.size, f.fix);
   }
   out << "\n";
-  WriteText(StagesTable(r), out);
+  if (r.stages.empty()) {
+    out << "Stages: none (the run has no NVTX ranges" << (r.iterations ? "; its iterations are above)\n" : ")\n");
+  } else {
+    WriteText(StagesTable(r), out);
+  }
   for (const auto& st : r.stages) {
     if (const std::string other = OtherThreadsLine(st); !other.empty()) {
       out << fmt::format("  * {}: {}\n", st.display_name, other);
@@ -321,23 +349,42 @@ void WriteMarkdownGaps(const TimelinePart& timeline, std::ostream& out) {
   }
 }
 
+void WriteIterationsMarkdown(const RunReport& r, std::ostream& out) {
+  if (!r.phases.empty()) {
+    out << "## Phases\n\n";
+    WriteMarkdownTable(PhasesTable(r), out);
+  }
+  if (!r.iterations) return;
+  out << "## Iterations\n\n" << MarkdownText(IterationsSummary(*r.iterations)) << ".\n\n";
+  WriteMarkdownTable(IterationsTable(*r.iterations, 1000), out);
+  WriteMarkdownMfu(r.iterations->mfu, out);
+  WriteMarkdownFindings(r.iterations->findings, " of the steady iterations' time", out);
+}
+
 }  // namespace
 
 void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
   const RunReport r = ForDisplay(report);
   const SummaryPart& s = r.summary;
   out << "# kscope report: " << MarkdownText(Header(r)) << "\n\n";
+  if (r.incomplete) out << "**" << MarkdownText(*r.incomplete) << "**\n\n";
   if (r.run.manifest.command) out << "Command: `" << *r.run.manifest.command << "`\n\n";
   out << fmt::format(
       "Wall time {:.3f} s; the GPU busy {:.1f}% of it; {} kernel launches ({} ms), {} copies and sets "
       "({} ms); {} launches profiled by ncu.\n\n",
       static_cast<double>(s.wall_ns) / 1e9, s.gpu_busy_pct, s.kernels, Ms(s.kernel_ns), s.memops, Ms(s.memop_ns),
       s.profiled_launches);
+  for (const auto& line : HeadlineLines(r)) out << MarkdownText(line) << "\n\n";
   for (const auto& n : r.notes) out << "> " << MarkdownText(n) << "\n\n";
+  WriteIterationsMarkdown(r, out);
   out << "## Findings\n\n";
   WriteMarkdownFindings(r.timeline.diagnosis.findings, " of wall time", out);
   out << "\n## Stages\n\n";
-  WriteMarkdownTable(StagesTable(r), out);
+  if (r.stages.empty()) {
+    out << "None: the run has no NVTX ranges" << (r.iterations ? "; its iterations are above.\n\n" : ".\n\n");
+  } else {
+    WriteMarkdownTable(StagesTable(r), out);
+  }
   for (const auto& st : r.stages) WriteMarkdownStage(st, out);
   if (!r.ranks.empty()) {
     out << "## Ranks\n\n";

@@ -78,6 +78,7 @@ Status parts::AddGpuParts(store::Store& store, const GpuInputs& in, RunReport& o
   out.timeline = Timeline(analysis::DiagnoseTimeline(*events, {}, in.config.timeline));
   out.summary = Summary(out.timeline.diagnosis, *events, in.launches.size(), in.verdicts.size());
   KSCOPE_RETURN_IF_ERROR(AddKernels(store, in.timeline_run, in.rank, in.verdicts, out));
+  AddAboveHundredNote(out);
   out.roofline = Roofline(in.launches, in.config.classify);
   const StageInputs stage_inputs{.timeline_run = in.timeline_run,
                                  .launches = in.launches,
@@ -88,7 +89,8 @@ Status parts::AddGpuParts(store::Store& store, const GpuInputs& in, RunReport& o
                                  .config = in.config,
                                  .gpu = in.gpu,
                                  .dtype = in.dtype};
-  return AddStages(store, stage_inputs, out);
+  KSCOPE_RETURN_IF_ERROR(AddStages(store, stage_inputs, out));
+  return AddIterations(store, stage_inputs, out);
 }
 
 Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config,
@@ -137,6 +139,7 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const anal
                                     .gpu = r.run.manifest.gpu.value_or(""),
                                     .dtype = dtype};
   KSCOPE_RETURN_IF_ERROR(parts::AddGpuParts(store, gpu_inputs, r));
+  KSCOPE_RETURN_IF_ERROR(parts::AddCompleteness(store, *run, static_cast<int64_t>(launches->size()), r));
   if (one) {
     r.notes.push_back(parts::RankReportNote(*one, *ranks, *launches));
   } else {

@@ -28,6 +28,7 @@
 #include "analysis/timeline/rank_figures.h"
 #include "analysis/timeline/ranks.h"
 #include "analysis/timeline/timeline.h"
+#include "report/iteration_part.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -184,6 +185,9 @@ using StragglerPart = analysis::Straggler;
 
 struct RunReport {
   RunPart run;
+  // Set when kscope profile did not finish the run: what stopped and what is missing; every
+  // view shows it first.
+  std::optional<std::string> incomplete;
   SummaryPart summary;
   TimelinePart timeline;
   std::vector<StagePart> stages;
@@ -194,6 +198,11 @@ struct RunReport {
   // A run of several ranks only (empty, and absent from report.json, for one process):
   std::vector<RankPart> ranks;
   std::optional<StragglerPart> straggler;
+  // The run's loop and phases (report/iteration_part.h):
+  std::optional<HeadlinePart> headline;
+  std::optional<IterationPart> iterations;  // runs without NVTX stages where a loop was found
+  std::vector<analysis::RunPhase> phases;   // empty without a loop or stages
+  WorkloadPart workload;
 };
 
 // `rank`: the report of that rank alone (every figure from its process's events: RankSelection);

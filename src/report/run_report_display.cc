@@ -107,6 +107,11 @@ RunReport ForDisplay(const RunReport& report) {
     Clean(r.straggler->advice);
     Clean(r.straggler->overlap_advice);
   }
+  if (r.incomplete) Clean(*r.incomplete);
+  if (r.iterations) {
+    Clean(r.iterations->mfu);
+    Clean(r.iterations->findings);
+  }
   return r;
 }
 

@@ -361,12 +361,85 @@ json StragglerJson(const StragglerPart& s) {
           {"overlap_advice", NonEmpty(s.overlap_advice)}};
 }
 
+json VerdictJson(const analysis::BoundVerdict& v) {
+  return {{"kind", v.kind},
+          {"title", v.title},
+          {"evidence", v.evidence},
+          {"wall_ns", v.wall_ns},
+          {"gpu_busy_ns", v.gpu_busy_ns},
+          {"gpu_busy_pct", v.gpu_busy_pct},
+          {"idle_ns", v.idle_ns},
+          {"idle",
+           {{"launch_gaps_ns", v.launch_gap_ns},
+            {"after_synchronization_ns", v.after_sync_ns},
+            {"compilation_ns", v.compilation_ns},
+            {"host_in_cuda_ns", v.host_cuda_ns},
+            {"host_outside_cuda_ns", v.host_other_ns}}}};
+}
+
+json HeadlineJson(const HeadlinePart& h) {
+  json out = {{"scope", h.scope}, {"verdict", VerdictJson(h.verdict)}};
+  if (h.whole_run) out["whole_run"] = VerdictJson(*h.whole_run);
+  return out;
+}
+
+json IterationsJson(const IterationPart& p) {
+  json rows = json::array();
+  for (const auto& r : p.rows) {
+    rows.push_back({{"index", r.index},
+                    {"kind", r.kind},
+                    {"start_ns", r.start_ns},
+                    {"wall_ns", r.wall_ns},
+                    {"kernels", r.kernels},
+                    {"kernel_ns", r.kernel_ns},
+                    {"gpu_busy_pct", r.gpu_busy_pct}});
+  }
+  return {{"source", p.source},
+          {"evidence", p.evidence},
+          {"period_kernels", p.period_kernels},
+          {"loop_iterations", p.loop_iterations},
+          {"differing", p.differing},
+          {"warmup", p.warmup},
+          {"steady", p.steady},
+          {"graph_launches", p.graph_launches},
+          {"first_wall_ns", p.first_wall_ns},
+          {"steady_median_wall_ns", p.steady_median_wall_ns},
+          {"steady_gpu_busy_pct", p.steady_gpu_busy_pct},
+          {"kernel_coverage_pct", p.kernel_coverage_pct},
+          {"mfu", MfuJson(p.mfu)},
+          {"findings", FindingsJson(p.findings)},
+          {"rows", rows}};
+}
+
+json PhasesJson(const std::vector<analysis::RunPhase>& phases) {
+  json out = json::array();
+  for (const auto& p : phases) {
+    out.push_back({{"kind", p.kind},
+                   {"wall_ns", p.wall_ns},
+                   {"share_pct", p.share_pct},
+                   {"gpu_busy_ns", p.gpu_busy_ns},
+                   {"gpu_busy_pct", p.gpu_busy_pct},
+                   {"kernels", p.kernels},
+                   {"start_ns", p.start},
+                   {"end_ns", p.end},
+                   {"parts", p.parts}});
+  }
+  return out;
+}
+
+json WorkloadJson(const WorkloadPart& w) {
+  return {{"graph_launches", w.graph_launches},       {"graph_kernels", w.graph_kernels},
+          {"graph_kernel_pct", w.graph_kernel_pct},   {"triton_kernels", w.triton_kernels},
+          {"triton_kernel_pct", w.triton_kernel_pct}, {"module_loads", w.module_loads}};
+}
+
 }  // namespace
 
 json ToJson(const RunReport& report) {
   json stages = json::array();
   for (const auto& s : report.stages) stages.push_back(StageJson(s));
   json out = {{"kscope_report", kReportVersion},
+              {"incomplete", Text(report.incomplete)},
               {"run", RunJson(report.run)},
               {"summary", SummaryJson(report.summary)},
               {"timeline", TimelineJson(report.timeline)},
@@ -382,6 +455,11 @@ json ToJson(const RunReport& report) {
     out["ranks"] = ranks;
   }
   if (report.straggler) out["straggler"] = StragglerJson(*report.straggler);
+  // The loop and the phases (report/iteration_part.h).
+  if (report.headline) out["headline"] = HeadlineJson(*report.headline);
+  if (report.iterations) out["iterations"] = IterationsJson(*report.iterations);
+  if (!report.phases.empty()) out["phases"] = PhasesJson(report.phases);
+  out["workload"] = WorkloadJson(report.workload);
   return out;
 }
 

@@ -70,6 +70,21 @@ std::string RankReportNote(const analysis::RunRank& rank, const std::vector<anal
 Status AddDataNotes(store::Store& store, int64_t run_id, int64_t timeline_run, const analysis::NsysEvents& nsys,
                     std::vector<std::string>& notes);
 
+// The loop of a run without NVTX stages (its iterations, their MFU and findings), the run's
+// phases (start-up, compilation, warm-up, steady, tail), what the workload already does, the
+// headline verdict; every finding's advice fitted to the workload. After AddStages.
+Status AddIterations(store::Store& store, const StageInputs& in, RunReport& out);
+
+// A stage's MFU as report.json holds it: figures not finite are absent.
+analysis::StageMfu ReportedMfu(analysis::StageMfu m);
+
+// A run kscope profile did not finish (status not 'complete'): what stopped and what is
+// missing, for the top of every view (out.incomplete).
+Status AddCompleteness(store::Store& store, const store::RunInfo& run, int64_t profiled_launches, RunReport& out);
+
+// A note on the top kernels' ncu percentages above 100% (shown as given, marked in the views).
+void AddAboveHundredNote(RunReport& out);
+
 // An optional figure as report.json holds it: absent when not finite.
 std::optional<double> Finite(const std::optional<double>& v);
 

@@ -63,6 +63,8 @@ std::vector<StageKernelRow> TopKernels(const analysis::Stage& s, const std::unor
   return top;
 }
 
+}  // namespace
+
 // The optional figures of a stage's MFU as report.json holds them: absent when not finite.
 analysis::StageMfu ReportedMfu(analysis::StageMfu m) {
   for (auto* figure : {&m.measured_flops, &m.kernel_mfu_pct, &m.mfu_pct, &m.bytes, &m.achieved_bytes_per_s,
@@ -78,6 +80,8 @@ analysis::StageMfu ReportedMfu(analysis::StageMfu m) {
   }
   return m;
 }
+
+namespace {
 
 // A stage's own figures (nsys's and the work launched inside), copied from the analysis.
 StagePart StageFigures(const analysis::Stage& s) {

@@ -24,7 +24,11 @@
 #include "config/config.h"
 #include "kscope_binary.h"
 #include "recorded_runner.h"
+#include "report/html_report.h"
 #include "report/kernel_reports.h"
+#include "report/report_text.h"
+#include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "report/table.h"
 #include "test_support.h"
 
@@ -267,6 +271,33 @@ TEST_F(ProfileReplay, InterruptedDuringNcuKeepsTheDiscoveryAndMarksTheRun) {
   const auto stored = nlohmann::json::parse(*store_->RunCapture(result->run_id));
   EXPECT_EQ(stored["run_dir"], fs::absolute(result->run_dir).string());
   EXPECT_EQ(m["steps"][2]["interrupted"], true);
+}
+
+// Issue 22: "incomplete runs (ncu stopped) look complete in the terminal and report.md". The
+// run stopped during ncu says so first in every output: what stopped, and what is in.
+TEST_F(ProfileReplay, AnIncompleteRunSaysSoAtTheTopOfEveryOutput) {
+  runner_.replies["ncu profile"] = testing::Prints(kRun + "ncu_pass1.log");
+  runner_.replies["ncu profile"].signal = 15;
+  runner_.replies["ncu profile"].interrupted = true;
+  auto result = Profile();
+  ASSERT_TRUE(result.ok());
+  auto r = report::BuildRunReport(*store_, result->run_id, config_);
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  ASSERT_TRUE(r->incomplete.has_value());
+  const std::string& what = *r->incomplete;
+  EXPECT_EQ(what.rfind("INCOMPLETE RUN (status 'incomplete')", 0), 0U) << what;
+  EXPECT_NE(what.find("interrupted during ncu run 1"), std::string::npos) << what;
+  EXPECT_NE(what.find("was interrupted"), std::string::npos) << what;
+  EXPECT_NE(what.find("168 launches profiled by ncu are in"), std::string::npos) << what;
+  std::ostringstream text, md, html;
+  report::WriteReportSummary(*r, text);
+  report::WriteReportMarkdown(*r, md);
+  ASSERT_TRUE(report::WriteHtmlReport(*r, html).ok());
+  const auto second_line = text.str().substr(text.str().find('\n') + 1);
+  EXPECT_EQ(second_line.rfind(what, 0), 0U) << text.str().substr(0, 400);
+  EXPECT_EQ(md.str().find("**" + report::MarkdownText(what) + "**"), md.str().find("\n\n") + 2);
+  EXPECT_LT(html.str().find("id=\"incomplete\""), html.str().find("id=\"run\""));
+  EXPECT_EQ(report::ToJson(*r)["incomplete"], what);
 }
 
 TEST_F(ProfileReplay, ProblemsBeforeAnyRunAreOneLine) {

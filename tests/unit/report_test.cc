@@ -200,6 +200,31 @@ TEST(Report, DevsetLlamaRunEqualsItsGoldenFiles) {
   }
 }
 
+// Issue 22: "a headline MFU of 4.08e-11% from 0.0065% FLOP coverage". Without a model
+// description, ncu's count is the prefill's only line, and it covers 3.6% of its kernel time:
+// no MFU, the source says "not measured", and a note gives the coverage.
+TEST(Report, AnMfuFromTooLittleFlopCoverageIsNotMeasured) {
+  int64_t run = 0;
+  auto store = DevsetStore(run);
+  auto r = report::BuildRunReport(store, run, config::Config{});
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  const report::StagePart* prefill = nullptr;
+  for (const auto& s : r->stages) {
+    if (s.display_name == "prefill") prefill = &s;
+  }
+  ASSERT_NE(prefill, nullptr);
+  const auto& m = prefill->mfu;
+  ASSERT_EQ(m.lines.size(), 1U);
+  EXPECT_EQ(m.lines.front().name, "measured (ncu)");
+  EXPECT_LT(m.coverage_pct, 50);
+  EXPECT_GT(m.coverage_pct, 0);
+  EXPECT_EQ(m.mfu_source, "not measured");
+  EXPECT_FALSE(m.mfu_pct.has_value());
+  EXPECT_FALSE(m.lines.front().mfu_pct.has_value());
+  EXPECT_TRUE(std::any_of(m.notes.begin(), m.notes.end(),
+                          [](const std::string& n) { return n.starts_with("MFU not measured"); }));
+}
+
 TEST(Report, MarkdownKeepsKernelNamesAsText) {
   EXPECT_EQ(report::MarkdownText("void f<(int)8, A&>(T1 *) | x"), "void f&lt;(int)8, A&amp;&gt;(T1 *) \\| x");
 }
@@ -219,8 +244,7 @@ Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches (0.000 ms), 0 copi
 
 ## Stages
 
-| Stage | Instances | Range (ms) | Projected (ms) | GPU ops | Kernels (ms) | First (ms) | Steady (ms) | Busy % | MFU | MBU | Verdict | 
-|---|---|---|---|---|---|---|---|---|---|---|---|
+None: the run has no NVTX ranges.
 
 ## Top kernels
 

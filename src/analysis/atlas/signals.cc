@@ -53,6 +53,18 @@ struct SignalsTally::Family {
   std::vector<double> waves;  // launch__waves_per_multiprocessor of its profiled launches
 };
 
+namespace {
+
+// Vendor GEMM, convolution and attention kernels (cuBLAS, CUTLASS, cuDNN, FlashAttention) hold
+// many registers per thread by design (warp-specialized, one CTA per SM): their low occupancy
+// is not register pressure that __launch_bounds__ or -maxrregcount could fix.
+bool RegistersByDesign(KernelLibrary library) {
+  return library == KernelLibrary::kCublas || library == KernelLibrary::kCutlass || library == KernelLibrary::kCudnn ||
+         library == KernelLibrary::kFlashAttention;
+}
+
+}  // namespace
+
 void SignalsTally::Add(const ProfiledLaunch& l) {
   Family* found = by_name_.Find(l.name_index);
   if (found == nullptr) {
@@ -83,13 +95,16 @@ void SignalsTally::Add(const ProfiledLaunch& l) {
     const auto& tensor = e.tensor_pipe_pct;
     const auto& roof_memory_bound = e.roof_memory_bound;  // set where the launch has a roofline point
     if (tensor && (sm || roof_memory_bound)) {
-      const bool compute_bound = (sm && *sm >= c.busy_pct) || (roof_memory_bound && !*roof_memory_bound);
+      // Compute-bound needs a busy SM where it was measured: the roofline's compute side alone (high
+      // arithmetic intensity) fires on kernels that run at a few % of SM throughput.
+      const bool compute_bound = sm ? *sm >= c.busy_pct : (roof_memory_bound && !*roof_memory_bound);
       count(kMatmulTensor, compute_bound && *tensor < config_.atlas.low_tensor_pct, *tensor);
     }
   }
   if (!e.occupancy_limiter.empty() && e.theoretical_occupancy_pct) {
     count(kRegisters,
-          e.occupancy_limiter == "registers" && *e.theoretical_occupancy_pct < config_.atlas.register_occupancy_pct,
+          e.occupancy_limiter == "registers" && *e.theoretical_occupancy_pct < config_.atlas.register_occupancy_pct &&
+              !RegistersByDesign(l.identity.library),
           *e.theoretical_occupancy_pct);
   }
   if (e.class_figures.waves) f.waves.push_back(*e.class_figures.waves);
@@ -129,8 +144,9 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
       "matmul_low_tensor", "matmul-like kernels compute-bound with low tensor-pipe use",
       {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active (or _elapsed)",
        "sm__throughput.avg.pct_of_peak_sustained_elapsed or the roofline's metrics (ncu.flops)"},
-      fmt::format("a GEMM, GEMV, convolution or attention family; SM throughput >= {:g}% (classify.busy_pct) or on the "
-                  "roofline's compute side; tensor pipe active < {:g}% (atlas.low_tensor_pct)",
+      fmt::format("a GEMM, GEMV, convolution or attention family; SM throughput >= {:g}% (classify.busy_pct), or on "
+                  "the roofline's compute side where SM throughput was not measured; tensor pipe active < {:g}% "
+                  "(atlas.low_tensor_pct)",
                   c.busy_pct, t.low_tensor_pct),
       "median tensor pipe %",
       "the math runs outside the tensor cores: check the dtype reaches them (fp32 without TF32, unaligned shapes) "
@@ -140,7 +156,8 @@ void SignalsTally::Finish(const NsysFacts& facts, Atlas& atlas) {
                {"launch__occupancy_limit_registers (against the other launch__occupancy_limit_*)",
                 "sm__maximum_warps_per_active_cycle_pct"},
                fmt::format("registers allow the fewest blocks per SM and theoretical occupancy < {:g}% "
-                           "(atlas.register_occupancy_pct)",
+                           "(atlas.register_occupancy_pct); not for cuBLAS, CUTLASS, cuDNN or FlashAttention "
+                           "kernels, whose register use is by design",
                            t.register_occupancy_pct),
                "median theoretical occupancy %",
                "register pressure caps the warps per SM: __launch_bounds__ or -maxrregcount, smaller tiles, "

@@ -54,6 +54,22 @@ void Compute(Diagnosis& d, double sm, double mem) {
               "the kernel is near the compute roof; a better algorithm, not tuning, moves it further"};
 }
 
+// A memory-bound kernel whose DRAM throughput is near its roof (kNearRoofPct) has nothing to
+// gain from tuning its access pattern (a copy at 88% of DRAM peak has no reuse to tile for):
+// only less work helps. Its advice says so instead of the class's.
+constexpr double kNearRoofPct = 80;
+void NearRoof(Diagnosis& d, double sm, const ClassifyThresholds& t) {
+  const Evidence& e = d.evidence;
+  const bool memory = d.bottleneck == Bottleneck::kMemory || d.bottleneck == Bottleneck::kCache;
+  if (!memory || !e.dram_pct || *e.dram_pct < kNearRoofPct || sm >= t.busy_pct) return;
+  d.advice = {fmt::format("the kernel already moves bytes at {:.1f}% of DRAM peak: tuning its accesses gains little; "
+                          "move fewer bytes instead",
+                          *e.dram_pct),
+              "fuse it with its producer or consumer so the data is not written and read back (a copy or cast "
+              "folded into the kernel that uses it)",
+              "keep the data in a lower precision (BF16/FP8) where accuracy allows"};
+}
+
 // Memory-bound (the class already decided by Classify): by DRAM, with or without L2 serving
 // it, or by the on-chip memories (L1 and shared memory, L2).
 void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
@@ -188,6 +204,7 @@ Diagnosis Diagnose(const NcuLaunch& l, const ClassifyThresholds& t) {
     case Bottleneck::kLatency:
     case Bottleneck::kUnknown: Latency(d, sm, mem, t); break;
   }
+  NearRoof(d, sm, t);
   std::sort(d.basis.begin(), d.basis.end());
   d.basis.erase(std::unique(d.basis.begin(), d.basis.end()), d.basis.end());
   return d;

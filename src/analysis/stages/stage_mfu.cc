@@ -18,6 +18,8 @@ namespace {
 // The share of a stage's kernel time ncu's counts must cover to be the headline (the default
 // selection's coverage target).
 constexpr double kMeasuredEnoughPct = 90;
+// Below this share, ncu's count alone is no MFU: it is shown as not measured, with its coverage.
+constexpr double kMeasuredAtAllPct = 50;
 
 }  // namespace
 
@@ -212,7 +214,16 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
   // convention), else its plain count. Half the time is not enough: on the zoo's decoder the
   // prefill's profiled half held none of its GEMMs, and ncu's count was 1/200 of the model's.
   const MfuLine* headline = nullptr;
-  const bool measured_enough = m.measured_flops && (m.coverage_pct >= kMeasuredEnoughPct || m.lines.size() == 1);
+  const bool measured_enough = m.measured_flops && (m.coverage_pct >= kMeasuredEnoughPct ||
+                                                    (m.lines.size() == 1 && m.coverage_pct >= kMeasuredAtAllPct));
+  if (m.measured_flops && m.lines.size() == 1 && !measured_enough) {
+    m.lines.front().mfu_pct.reset();
+    m.mfu_source = "not measured";
+    m.notes.push_back(
+        fmt::format("MFU not measured: ncu's FLOP counts cover only {:.4g}% of the kernel time (at "
+                    "least {:.0f}% needed) and no model description gives a count",
+                    m.coverage_pct, kMeasuredAtAllPct));
+  }
   if (measured_enough) {
     headline = &m.lines.front();
     m.mfu_source = "ncu";

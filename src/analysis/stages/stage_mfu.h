@@ -94,7 +94,7 @@ struct StageMfu {
   std::vector<MfuLine> lines;            // measured first, then the model's counts
   std::optional<double> mfu_pct;         // the measured line's (else the first model line's)
   std::optional<double> kernel_mfu_pct;  // the same FLOPs over kernel time instead of wall time
-  std::string mfu_source;                // 'ncu' or 'model'
+  std::string mfu_source;                // 'ncu', 'model', or 'not measured' (ncu's FLOPs cover too little)
   std::string mfu_line;                  // the name of the line mfu_pct is
   // Bandwidth, per steady instance:
   std::optional<double> bytes, achieved_bytes_per_s, peak_bytes_per_s, mbu_pct;

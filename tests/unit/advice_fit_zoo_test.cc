@@ -1,0 +1,89 @@
+// Advice that fits (issue 22, item 3) on the zoo's recorded runs: a kernel near its DRAM roof
+// is not told to tile for reuse, and the atlas's signals check their preconditions (a busy SM
+// for "compute-bound with low tensor-pipe use", no register advice for vendor kernels whose
+// register use is by design).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "analysis/atlas/atlas.h"
+#include "analysis/kernels/bottleneck.h"
+#include "analysis/kernels/ncu_launches.h"
+#include "analysis/names/kernel_names.h"
+#include "config/config.h"
+#include "zoo_support.h"
+
+namespace kscope {
+namespace {
+
+store::Store NewStore() { return std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value(); }
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Issue 22: "a copy at 87.7% of DRAM peak is told to tile for reuse". decoder_infer's deep
+// pass has its weights' copy at 87.6% of DRAM peak, memory-bound: its advice is to move fewer
+// bytes, and no memory-bound launch at 80% of DRAM peak or more is told to tile.
+TEST(AdviceFitZoo, AKernelNearItsDramRoofIsNotToldToTileForReuse) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, "decoder_infer", {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  auto launches = analysis::LoadNcuLaunches(store, run);
+  ASSERT_TRUE(launches.ok());
+  const config::Config defaults;
+  int64_t near_roof = 0;
+  bool copy_seen = false;
+  for (const auto& l : *launches) {
+    const auto d = analysis::Diagnose(l, defaults.classify);
+    const bool memory = d.bottleneck == analysis::Bottleneck::kMemory || d.bottleneck == analysis::Bottleneck::kCache;
+    if (!memory || !d.evidence.dram_pct || *d.evidence.dram_pct < 80) continue;
+    ++near_roof;
+    copy_seen = copy_seen || analysis::IdentifyKernel(l.key.name).family == "elementwise:copy";
+    ASSERT_FALSE(d.advice.empty());
+    EXPECT_TRUE(Has(d.advice.front(), "of DRAM peak")) << d.advice.front();
+    for (const auto& a : d.advice) EXPECT_FALSE(Has(a, "tiling") || Has(a, "tile the")) << l.key.name << ": " << a;
+  }
+  EXPECT_GT(near_roof, 0);
+  EXPECT_TRUE(copy_seen);
+}
+
+// The atlas over decoder_infer's and gpt2_infer's deep passes (kscope profile's defaults):
+// every family "compute-bound with low tensor-pipe use" flags has launches whose SM throughput
+// ncu measured at classify.busy_pct or more, and "occupancy limited by registers" flags no
+// cuBLAS, CUTLASS, cuDNN or FlashAttention family.
+TEST(AdviceFitZoo, AtlasSignalsCheckTheirPreconditions) {
+  auto store = NewStore();
+  for (const std::string model : {"decoder_infer", "gpt2_infer", "gpt2_compile_train"}) {
+    ASSERT_GT(testing::ImportZoo(store, model, {"default_profile_raw.csv"}), 0) << model;
+  }
+  const config::Config defaults;
+  auto atlas = analysis::atlas::BuildAtlas(store, {}, analysis::atlas::Grouping::kFamily,
+                                           {.classify = defaults.classify, .atlas = defaults.atlas});
+  ASSERT_TRUE(atlas.ok()) << atlas.error().Line();
+  // SM throughput of each family's launches, from the stored figures.
+  std::map<std::string, double> busiest;
+  auto q = store.db().Prepare("SELECT kernel_name, sm_pct FROM v_ncu_launch_figures WHERE sm_pct IS NOT NULL");
+  ASSERT_TRUE(q.ok());
+  while (q->Step()) {
+    const std::string family = analysis::IdentifyKernel(q->Text(0)).family;
+    busiest[family] = std::max(busiest[family], q->Double(1));
+  }
+  int64_t checked = 0;
+  for (const auto& s : atlas->signals) {
+    if (s.id == "matmul_low_tensor") {
+      for (const auto& f : s.families) EXPECT_GE(busiest[f.family], defaults.classify.busy_pct) << f.family;
+      ++checked;
+    }
+    if (s.id == "register_limited_occupancy") {
+      for (const auto& f : s.families) {
+        EXPECT_TRUE(f.library != "cuBLAS" && f.library != "CUTLASS" && f.library != "cuDNN" &&
+                    f.library != "FlashAttention")
+            << f.family << " " << f.library;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2);
+}
+
+}  // namespace
+}  // namespace kscope
