@@ -154,7 +154,8 @@ Result<RunDirOutcome> ImportJobRunDirs(store::Store& store, const std::vector<fs
   for (const auto& n : *nodes) {
     for (const auto& pass : n.files.passes) {
       files.insert(files.end(), pass.files.begin(), pass.files.end());
-      opts.planned.push_back({.path = pass.files.front(), .profiled_rows = pass.profiled_rows, .rows_of = n.files.nsys});
+      opts.planned.push_back(
+          {.path = pass.files.front(), .profiled_rows = pass.profiled_rows, .rows_of = n.files.nsys});
     }
   }
   RunDirOutcome out;

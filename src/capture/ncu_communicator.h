@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "tools/process.h"
 #include "capture/selection.h"
+#include "tools/process.h"
 
 namespace kscope::capture {
 

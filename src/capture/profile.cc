@@ -11,11 +11,11 @@
 #include <optional>
 
 #include "capture/commands.h"
-#include "tools/ncu_catalog.h"
 #include "capture/profile_run.h"
 #include "capture/run_dir.h"
-#include "tools/rank.h"
 #include "import/ncu/rep_reader.h"
+#include "tools/ncu_catalog.h"
+#include "tools/rank.h"
 #include "util/utc_now.h"
 
 namespace kscope::capture {

@@ -13,8 +13,8 @@
 #include "capture/profile.h"
 #include "capture/profile_run.h"
 #include "capture/progress.h"
-#include "tools/tool_output.h"
 #include "import/ncu/rep_reader.h"
+#include "tools/tool_output.h"
 #include "util/closest.h"
 
 namespace kscope::capture {

@@ -9,8 +9,8 @@
 #include "capture/profile.h"
 #include "capture/profile_run.h"
 #include "capture/progress.h"
-#include "tools/tool_output.h"
 #include "import/import_files.h"
+#include "tools/tool_output.h"
 
 namespace kscope::capture {
 

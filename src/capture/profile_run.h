@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "capture/preflight.h"
-#include "tools/process.h"
 #include "capture/profile.h"
 #include "capture/run_dir.h"
 #include "capture/selection.h"
+#include "tools/process.h"
 #include "util/status.h"
 
 namespace kscope::capture {

@@ -85,8 +85,8 @@ void NoteApplicationReplay(Selection& sel) {
 
 }  // namespace
 
-Result<std::vector<SelectedKernel>> RankKernels(const RunColumns& run, const Scope& scope,
-                                                const SelectionOptions& cfg, Selection& sel) {
+Result<std::vector<SelectedKernel>> RankKernels(const RunColumns& run, const Scope& scope, const SelectionOptions& cfg,
+                                                Selection& sel) {
   std::unordered_map<int64_t, size_t> by_id;
   std::vector<SelectedKernel> all;
   for (int64_t row : scope.steady) {

@@ -313,9 +313,8 @@ Result<RunColumns> LoadRun(store::Store& store, int64_t run_id) {
   return run;
 }
 
-Result<Scope> ScopeLaunches(store::Store& store, int64_t run_id, const RunColumns& run,
-                            const SelectionOptions& cfg, int64_t warmup_instances, int64_t ncu_rank,
-                            Selection& sel) {
+Result<Scope> ScopeLaunches(store::Store& store, int64_t run_id, const RunColumns& run, const SelectionOptions& cfg,
+                            int64_t warmup_instances, int64_t ncu_rank, Selection& sel) {
   auto in_rank = ChooseRank(run, ncu_rank, sel);
   if (!in_rank.ok()) return in_rank.error();
   sel.communication = cfg.communication == "on";

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "analysis/timeline/nsys_events.h"
-#include "capture/selection.h"
 #include "capture/options.h"
+#include "capture/selection.h"
 #include "store/store.h"
 #include "util/status.h"
 
@@ -45,14 +45,13 @@ struct Scope {
   std::vector<int64_t> counted;     // what ncu counts its skip over
 };
 // Fills the selection's rank, stage, exclusion, communication and warm-up fields.
-Result<Scope> ScopeLaunches(store::Store& store, int64_t run_id, const RunColumns& run,
-                            const SelectionOptions& cfg, int64_t warmup_instances, int64_t ncu_rank,
-                            Selection& sel);
+Result<Scope> ScopeLaunches(store::Store& store, int64_t run_id, const RunColumns& run, const SelectionOptions& cfg,
+                            int64_t warmup_instances, int64_t ncu_rank, Selection& sel);
 
 // The kernels of the steady launches, largest GPU time first (the targeted ones alone when
 // selection.kernel names some). Fills sel.scope_ns, scope_kernels, warmup and launches.
-Result<std::vector<SelectedKernel>> RankKernels(const RunColumns& run, const Scope& scope,
-                                                const SelectionOptions& cfg, Selection& sel);
+Result<std::vector<SelectedKernel>> RankKernels(const RunColumns& run, const Scope& scope, const SelectionOptions& cfg,
+                                                Selection& sel);
 
 // Kernel identity, grid xyz, block xyz, dynamic shared memory (only the identity when
 // selection.launch_scope is kernel).

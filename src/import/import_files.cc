@@ -98,7 +98,8 @@ class ImportCall {
       auto existing = store_.StreamRows(run_id_, "kernel");
       if (!existing.ok()) return existing.error();
       if (*existing > 0) {
-        return Error{paths_[i], "run " + std::to_string(run_id_) + " already has a timeline (an nsys export or a trace)",
+        return Error{paths_[i],
+                     "run " + std::to_string(run_id_) + " already has a timeline (an nsys export or a trace)",
                      "import the nsys exports or traces of one run in one call"};
       }
       run_has_nsys_ = true;
@@ -150,7 +151,7 @@ class ImportCall {
     run.run_id = run_id_;
     run.nsys = run_has_nsys_ ? &facts_ : nullptr;
     run.refuse_unrelated_ncu = options_.refuse_unrelated_ncu;
-    std::vector<size_t> ncu;  // the run's ncu files, by outcome
+    std::vector<size_t> ncu;             // the run's ncu files, by outcome
     std::deque<PlannedLaunches> placed;  // plans whose rows count from a node's export, moved to the run's rows
     for (size_t i = first; i < outcomes_.size(); ++i) {
       if (WritesTimeline(i)) continue;

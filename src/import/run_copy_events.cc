@@ -17,7 +17,7 @@ struct StringColumn {
 };
 // Every column of store/event_streams.cc documented as a "string id" (tests/unit/run_copy_test.cc
 // checks the two lists agree).
-constexpr std::array<StringColumn, 7> kStringColumns = {{
+constexpr std::array<StringColumn, 8> kStringColumns = {{
     {"kernel", "name"},
     {"kernel", "short_name"},
     {"kernel", "mangled_name"},
@@ -25,6 +25,7 @@ constexpr std::array<StringColumn, 7> kStringColumns = {{
     {"memop", "operation"},
     {"nvtx_range", "domain"},
     {"nvtx_range", "text"},
+    {"gpu_metric", "metric"},
 }};
 
 constexpr const char* kCopied = "(SELECT old FROM temp.map_run WHERE copied = 1)";

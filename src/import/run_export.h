@@ -45,7 +45,7 @@ Result<std::vector<ExportedRun>> ExportRuns(store::Store& store, const ExportOpt
 // True when `dir` holds a manifest.json with "kscope_export".
 bool IsExportedRun(const std::filesystem::path& dir);
 
-struct ImportedRun {
+struct ImportedExport {
   int64_t exported_id = 0;  // its id in the store it was exported from
   int64_t run_id = 0;       // its id here
   int64_t files = 0;        // source files that travelled with it, now read from the folder
@@ -56,7 +56,7 @@ struct ImportedRun {
 // what the run says; `earlier` maps exported ids to runs here of folders imported before (a
 // targeted run's discovery run) and gains this one. A run whose source file the store holds
 // already is refused unless `force`.
-Result<ImportedRun> ImportExportedRun(store::Store& store, const std::filesystem::path& dir,
-                                      const store::Manifest& user, bool force, std::map<int64_t, int64_t>& earlier);
+Result<ImportedExport> ImportExportedRun(store::Store& store, const std::filesystem::path& dir,
+                                         const store::Manifest& user, bool force, std::map<int64_t, int64_t>& earlier);
 
 }  // namespace kscope::import

@@ -117,8 +117,8 @@ bool IsExportedRun(const fs::path& dir) {
   return read.ok() && read->is_object() && read->contains("kscope_export");
 }
 
-Result<ImportedRun> ImportExportedRun(store::Store& store, const fs::path& dir, const store::Manifest& user, bool force,
-                                      std::map<int64_t, int64_t>& earlier) {
+Result<ImportedExport> ImportExportedRun(store::Store& store, const fs::path& dir, const store::Manifest& user,
+                                         bool force, std::map<int64_t, int64_t>& earlier) {
   auto manifest = ReadManifest(dir);
   if (!manifest.ok()) return manifest.error();
   auto source = SourceStore::Open((dir / manifest->rows_file).string());
@@ -127,7 +127,7 @@ Result<ImportedRun> ImportExportedRun(store::Store& store, const fs::path& dir, 
   options.earlier_runs = earlier;
   options.earlier_runs.erase(manifest->run);
   options.refuse_duplicates = !force;
-  ImportedRun out;
+  ImportedExport out;
   out.exported_id = manifest->run;
   auto copied = CopyRuns(store, source->path(), dir.string(), options, [&](const RunCopyOutcome& c) -> Status {
     if (c.runs.size() != 1 || !c.runs.contains(manifest->run)) {

@@ -6,8 +6,8 @@
 #include <ostream>
 
 #include "report/nsys_numbers.h"
-#include "report/report_text_ranks.h"
 #include "report/report_text_iterations.h"
+#include "report/report_text_ranks.h"
 #include "report/table.h"
 
 namespace kscope::report {

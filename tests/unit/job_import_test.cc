@@ -15,14 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/timeline/ranks.h"
-#include "tools/rank.h"
 #include "capture/run_dir_import.h"
+#include "config/config.h"
 #include "import/nsys/export_manifest.h"
 #include "rank_support.h"
 #include "recorded_runner.h"
 #include "report/run_report.h"
 #include "store/event_reader.h"
 #include "test_support.h"
+#include "tools/rank.h"
 
 namespace kscope {
 namespace {

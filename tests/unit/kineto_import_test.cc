@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "config/config.h"
 #include "import/import_files.h"
 #include "import/kineto/trace_time.h"
 #include "kineto_support.h"

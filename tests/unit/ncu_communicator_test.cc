@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "capture/commands.h"
+#include "config/config.h"
 #include "test_support.h"
 
 namespace kscope {

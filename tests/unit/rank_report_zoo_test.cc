@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/timeline/intervals.h"
+#include "config/config.h"
 #include "report/run_report.h"
 #include "report/run_report_json.h"
 #include "zoo_support.h"

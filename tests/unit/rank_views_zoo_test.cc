@@ -10,6 +10,7 @@
 #include "analysis/atlas/diff.h"
 #include "analysis/atlas/diff_runs_detail.h"
 #include "analysis/names/kernel_names.h"
+#include "config/config.h"
 #include "report/all_kernels.h"
 #include "report/kernel_reports.h"
 #include "report/run_report.h"

@@ -10,6 +10,7 @@
 #include "analysis/names/communication.h"
 #include "analysis/timeline/ranks.h"
 #include "capture/selection.h"
+#include "config/config.h"
 #include "rank_support.h"
 #include "report/run_report.h"
 #include "test_support.h"

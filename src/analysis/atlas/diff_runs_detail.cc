@@ -126,8 +126,8 @@ Result<ComparedValues> LoadComparedFields(store::Store& store, int64_t run) {
   return ComparedFields(info->manifest, *capture);
 }
 
-Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run, const AnalysisOptions& config,
-                                                         std::optional<int64_t> rank) {
+Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
+                                                         const AnalysisOptions& config, std::optional<int64_t> rank) {
   auto info = store.GetRun(run);
   if (!info.ok()) return info.error();
   auto nsys = LoadNsysEvents(store, run);

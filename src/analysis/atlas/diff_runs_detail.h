@@ -60,7 +60,8 @@ struct StageFacts {
 
 // By stage name ("domain:text", ":decode" in the default domain).
 // `rank`: the stages as that rank ran them (its own instances, MFU against one GPU's peak).
-Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run, const AnalysisOptions& config,
+Result<std::map<std::string, StageFacts>> LoadStageFacts(store::Store& store, int64_t run,
+                                                         const AnalysisOptions& config,
                                                          std::optional<int64_t> rank = std::nullopt);
 
 // The bottleneck classes of a run's profiled launches, per family and per kernel (ncu's name);
