@@ -55,7 +55,8 @@ Result<GpuMetricSamples> LoadGpuMetrics(store::Store& store, int64_t run_id) {
     series.value.push_back(c[3][i]);
   }
   for (auto& [source, metrics] : out.by_source) {  // the export's order is by time; make sure of it
-    for (auto& [name, s] : metrics) {
+    for (auto& named : metrics) {
+      auto& s = named.second;  // a plain reference: clang 14's lambdas cannot capture a structured binding
       if (std::is_sorted(s.time.begin(), s.time.end())) continue;
       std::vector<size_t> order(s.time.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
