@@ -70,7 +70,8 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
     if (auto st = WriteFileAtomically(a.html, page.str()); !st.ok()) return Fail(st.error());
   }
   if (a.format == "json") {
-    std::cout << report::AtlasJson(*atlas).dump(2) << "\n";
+    std::cout << report::AtlasJson(*atlas).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
   const auto format = a.format == "csv" ? report::Format::kCsv : report::Format::kTable;
