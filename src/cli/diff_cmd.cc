@@ -79,7 +79,7 @@ int Print(const Diff& diff, const std::vector<std::string>& warnings, const Json
           const DiffArgs& args, const std::vector<analysis::atlas::Threshold>& thresholds) {
   for (const auto& line : warnings) std::cerr << line << "\n";
   if (args.format == "json") {
-    std::cout << json(diff).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cout << json(diff).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     const auto all = tables(diff);
     for (size_t i = 0; i < all.size(); ++i) {
