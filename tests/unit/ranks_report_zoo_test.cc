@@ -6,10 +6,10 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <tuple>
 
 #include "analysis/names/communication.h"
 #include "config/config.h"
+#include "rank_support.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
 #include "report/run_report_json.h"
@@ -22,46 +22,6 @@ sql::Db Export() {
   return std::move(sql::Db::Open(testing::ZooFile("ddp_train", "discovery.sqlite"), sql::OpenMode::kReadOnly)).value();
 }
 
-// One rank's kernels as the export holds them, in process order of globalPid.
-struct ExportKernel {
-  int64_t start = 0, end = 0;
-  std::string name;
-};
-std::vector<std::vector<ExportKernel>> KernelsByRank() {
-  auto db = Export();
-  auto q = db.Prepare(
-      "SELECT dense_rank() OVER (ORDER BY k.globalPid) - 1, k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-      "JOIN StringIds s ON s.id = k.demangledName ORDER BY k.globalPid, k.start");
-  EXPECT_TRUE(q.ok());
-  std::vector<std::vector<ExportKernel>> out;
-  while (q->Step()) {
-    const auto r = static_cast<size_t>(q->Int(0));
-    if (out.size() <= r) out.resize(r + 1);
-    out[r].push_back({q->Int(1), q->Int(2), q->Text(3)});
-  }
-  return out;
-}
-
-// Time where some communication kernel runs and no compute kernel does: a sweep over the
-// kernels' starts and ends (the report takes unions and a complement instead).
-int64_t ExposedBySweep(const std::vector<ExportKernel>& kernels) {
-  std::vector<std::tuple<int64_t, int, int>> edges;  // time, +1/-1, comm?
-  for (const auto& k : kernels) {
-    const int comm = analysis::CommunicationOf(k.name) ? 1 : 0;
-    edges.emplace_back(k.start, 1, comm);
-    edges.emplace_back(k.end, -1, comm);
-  }
-  std::sort(edges.begin(), edges.end());
-  int64_t exposed = 0, last = 0;
-  int active_comm = 0, active_compute = 0;
-  for (const auto& [t, d, comm] : edges) {
-    if (active_comm > 0 && active_compute == 0) exposed += t - last;
-    last = t;
-    (comm ? active_comm : active_compute) += d;
-  }
-  return exposed;
-}
-
 report::RunReport DdpReport() {
   static store::Store store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
   static const int64_t run = testing::ImportZoo(store, "ddp_train", {"default_profile_raw.csv"});
@@ -72,7 +32,7 @@ report::RunReport DdpReport() {
 
 TEST(RanksReport, EachRanksKernelTimesAreTheExportsByProcess) {
   const report::RunReport r = DdpReport();
-  const auto kernels = KernelsByRank();
+  const auto kernels = testing::KernelsByProcess(testing::ZooFile("ddp_train", "discovery.sqlite"));
   ASSERT_EQ(kernels.size(), 2U);
   ASSERT_EQ(r.ranks.size(), 2U);
   for (size_t i = 0; i < 2; ++i) {
@@ -94,7 +54,7 @@ TEST(RanksReport, EachRanksKernelTimesAreTheExportsByProcess) {
     EXPECT_EQ(rank.kernel_ns, total);
     EXPECT_EQ(rank.communication_ns, comm);
     EXPECT_EQ(rank.compute_ns, total - comm);
-    EXPECT_EQ(rank.exposed_communication_ns, ExposedBySweep(kernels[i]));
+    EXPECT_EQ(rank.exposed_communication_ns, testing::ExposedCommunication(kernels[i]));
     EXPECT_GT(rank.exposed_communication_ns, 0);
     EXPECT_LE(rank.exposed_communication_ns, rank.communication_ns);
     std::map<std::string, std::pair<int64_t, int64_t>> got;
