@@ -43,3 +43,11 @@ kscope(0 query -f csv "SELECT count(*) AS runs FROM v_runs")
 expect_equal("v_runs after the INSERT" "${out}" "runs
 1
 ")
+
+# kscope --version names the release (the project's version) and the store schema it writes,
+# the schema_version recorded in the store it just created.
+kscope(0 query -f csv "SELECT value FROM kscope_meta WHERE key = 'schema_version'")
+string(REGEX REPLACE "^value\n([0-9]+)\n$" "\\1" schema "${out}")
+kscope(0 --version)
+expect_equal("kscope --version" "${out}" "kscope ${VERSION} (store schema ${schema})
+")

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "store/schema.h"
 #include "store/store.h"
 
 namespace kscope::cli {
@@ -23,6 +24,8 @@ int Run(int argc, char** argv) {
   CLI::App app{"kscope: where GPU time goes and why, from nsys and ncu data"};
   app.require_subcommand(1);
   app.fallthrough();  // --db, --config and --set may also follow the verb
+  app.set_version_flag("--version", std::string("kscope ") + KSCOPE_VERSION + " (store schema " +
+                                        std::to_string(kscope::store::kSchemaVersion) + ")");
   kscope::cli::GlobalOptions global;
   // Everything after `--` is the workload of kscope profile, passed on untouched.
   for (int i = 1; i < argc; ++i) {
