@@ -7,8 +7,10 @@
 
 #include "analysis/kernels/launch_figures.h"
 #include "analysis/timeline/ranks.h"
+#include "import/upgrade_copy.h"
 #include "store/schema.h"
 #include "util/file_hash.h"
+#include "util/interrupt_note.h"
 
 namespace kscope::import {
 
@@ -25,15 +27,6 @@ std::optional<int> ProbeVersion(const std::string& path) {
   if (!db.ok()) return std::nullopt;
   auto version = store::StoredSchemaVersion(*db);
   return version.ok() ? std::optional<int>(*version) : std::nullopt;
-}
-
-// Beside the store, named for the version it holds, never over an existing file.
-std::string BackupPath(const std::string& path, int version) {
-  const std::string base = fmt::format("{}.schema{}.bak", path, version);
-  std::error_code ec;
-  std::string candidate = base;
-  for (int n = 1; fs::exists(candidate, ec); ++n) candidate = fmt::format("{}.{}", base, n);
-  return candidate;
 }
 
 Error CannotWrite(const std::string& path, int version, const Error& why) {
@@ -78,6 +71,7 @@ void PrintUpgradeNote(const std::string& path, const UpgradeDone& done) {
 
 Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path, bool note) {
   const std::optional<int> probed = ProbeVersion(path);
+  if (probed == store::kSchemaVersion) KeepCommittedCopies(path);
   if (!probed || *probed <= 0 || *probed >= store::kSchemaVersion) return std::optional<UpgradeDone>();
   auto store = store::Store::OpenForUpgrade(path);
   if (!store.ok()) return CannotWrite(path, *probed, store.error());
@@ -88,23 +82,26 @@ Result<std::optional<UpgradeDone>> UpgradeStore(const std::string& path, bool no
   if (!version.ok()) return version.error();
   if (*version >= store::kSchemaVersion) return std::optional<UpgradeDone>();
   UpgradeDone done;
-  done.backup = BackupPath(path, *version);
   auto finish = [&]() -> Status {
     // The copy is read through a connection of its own: under this one's write lock no other
     // kscope can change the store, and a reader of a WAL store is not held back by the lock.
     auto reader = sql::Db::Open(path, sql::OpenMode::kReadOnly);
     if (!reader.ok()) return reader.error();
-    KSCOPE_RETURN_IF_ERROR(store::CopyDatabase(*reader, done.backup));
+    auto copy = UpgradeCopy::Make(*reader, path, *version);
+    if (!copy.ok()) return copy.error();
     auto migrated = store::MigrateSchema(store->db(), *version);
     if (!migrated.ok()) return migrated.error();
     done.schema = std::move(migrated).value();
     KSCOPE_RETURN_IF_ERROR(DeriveFigures(*store, done.schema.runs_to_derive));
     KSCOPE_RETURN_IF_ERROR(DeriveRanks(*store));
-    return tx->Commit();
+    // A signal between the commit and the copy's final name waits for both.
+    const HoldInterrupts hold;
+    KSCOPE_RETURN_IF_ERROR(tx->Commit());
+    done.backup = copy->Keep();
+    return Status::Ok();
   };
+  // On failure the store is as it was, and the copy (which says nothing more) is removed.
   if (Status st = finish(); !st.ok()) {
-    std::error_code ec;
-    fs::remove(done.backup, ec);  // the store is as it was: the copy says nothing more
     Error e = st.error();
     if (e.where.empty()) e.where = path;
     e.what = fmt::format("cannot upgrade the store from schema version {}: {}", *version, e.what);

@@ -11,7 +11,8 @@
 
 namespace kscope::store {
 
-// A passive checkpoint (never waits for readers; frames a reader still needs are moved later).
+// A passive checkpoint (never waits for readers; frames a reader still needs are moved later,
+// and all of them while a reader who may not write reads the file itself: sqlite_file_guard.h).
 // Its error names the store, the cause and `committed` (what is safe in the log, e.g. "run 3").
 Status CheckpointCommitted(sql::Db& db, const std::string& committed);
 

@@ -54,35 +54,6 @@ void CloseTransaction(sqlite3* db) {
   open_tx.erase(db);
   lost_tx.erase(db);
 }
-// Whether this process may write `path` and create its -wal and -shm files beside it.
-bool MayWrite(const std::string& path) {
-  std::error_code ec;
-  const fs::path dir = fs::absolute(path, ec).parent_path();
-  return !ec && ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
-}
-
-bool InReadOnlyFolder(const std::string& path) {
-  std::error_code ec;
-  // A -wal file may hold committed pages; a -journal file, a crashed writer's half-written
-  // pages to undo: either way the file alone is not the database, and immutable would read it.
-  if (path == ":memory:" || fs::exists(path + "-wal", ec) || fs::exists(path + "-journal", ec)) return false;
-  const fs::path dir = fs::absolute(path, ec).parent_path();
-  return !ec && ::access(dir.c_str(), W_OK) != 0;
-}
-
-// file:PATH?immutable=1, with the characters a URI gives a meaning escaped.
-std::string ImmutableUri(const std::string& path) {
-  std::error_code ec;
-  std::string uri = "file:";
-  for (char c : fs::absolute(path, ec).lexically_normal().string()) {
-    if (c == '%' || c == '?' || c == '#') {
-      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
-    } else {
-      uri += c;
-    }
-  }
-  return uri + "?immutable=1";
-}
 }  // namespace
 
 std::optional<std::string> NotAFile(const std::string& path) {
@@ -191,44 +162,6 @@ std::string Stmt::Text(int col) const {
 std::span<const uint8_t> Stmt::Blob(int col) const {
   const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_.get(), col));
   return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col))};
-}
-
-Result<Db> Db::Open(const std::string& path, OpenMode mode) {
-  // SQLite would open a FIFO and wait on it, or fail with words about permissions.
-  if (auto what = NotAFile(path)) {
-    return Error{path, fmt::format("is {}, not a database file", *what), "pass the path of a regular file"};
-  }
-  const bool query_only = mode == OpenMode::kReader && path != ":memory:" && MayWrite(path);
-  int flags = SQLITE_OPEN_NOMUTEX;
-  switch (mode) {
-    case OpenMode::kReadOnly: flags |= SQLITE_OPEN_READONLY; break;
-    case OpenMode::kReader: flags |= query_only ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY; break;
-    case OpenMode::kReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-    case OpenMode::kCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
-  }
-  // A reader of a database in a folder it may not write cannot make the -shm file WAL
-  // readers need; with no -wal file beside it, nothing is uncommitted, and the file is read
-  // as immutable (no locks, no -shm).
-  std::string name = path;
-  if ((flags & SQLITE_OPEN_READONLY) != 0 && InReadOnlyFolder(path)) {
-    name = ImmutableUri(path);
-    flags |= SQLITE_OPEN_URI;
-  }
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
-  Db db;
-  db.db_.reset(raw);
-  db.path_ = path;
-  if (rc != SQLITE_OK) {
-    if (raw == nullptr) return Error{path, fmt::format("cannot open the database ({})", sqlite3_errstr(rc)), ""};
-    return Diagnose(path, DbFailure{sqlite3_extended_errcode(raw), sqlite3_system_errno(raw), sqlite3_errmsg(raw)},
-                    "open");
-  }
-  sqlite3_extended_result_codes(raw, 1);
-  db.busy_ = std::make_unique<BusyState>(BusyState{path, DefaultLockWait(), {}, {}});
-  sqlite3_busy_handler(raw, &Db::OnBusy, db.busy_.get());
-  if (query_only) KSCOPE_RETURN_IF_ERROR(db.Exec("PRAGMA query_only=1"));
-  return db;
 }
 
 Result<Stmt> Db::Prepare(std::string_view sql) {

@@ -13,12 +13,15 @@
 #include <string>
 #include <string_view>
 
+#include "util/sqlite_file_guard.h"
 #include "util/status.h"
 
 namespace kscope::sql {
 
+// Closes a connection; one that may write moves its log into the file first (SQLite's close)
+// only while no reader reads the file itself (sqlite_file_guard.h), and leaves it otherwise.
 struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  void operator()(sqlite3* db) const;
 };
 struct StmtFinalizer {
   void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
@@ -94,7 +97,10 @@ LockWait DefaultLockWait();
 
 class Db {
  public:
-  // Every connection waits for a busy database (LockWait) instead of failing at once.
+  // Every connection waits for a busy database (LockWait) instead of failing at once. A reader
+  // who may not write the folder never fails for a writer coming or going meanwhile: it reads
+  // through the writer's -wal and -shm while they exist, or the file itself (immutable, holding
+  // a FileGuard) while they do not, and chooses again when they come or go before its first read.
   static Result<Db> Open(const std::string& path, OpenMode mode);
 
   Result<Stmt> Prepare(std::string_view sql);
@@ -114,7 +120,15 @@ class Db {
     std::optional<std::chrono::milliseconds> last_note;
   };
   static int OnBusy(void* state, int count);
+  // sqlite3_open_v2 of `name` (the path, or a URI for it), with the busy handler; its failure
+  // diagnosed, and SQLite's code in `sqlite_code`.
+  static Result<Db> Connect(const std::string& path, const std::string& name, int flags, int& sqlite_code);
+  // One try of a connection that may not write (SQLITE_OPEN_READONLY), its first read done.
+  static Result<Db> OpenReadOnly(const std::string& path, int flags, int& sqlite_code);
 
+  // Declared before db_: released after the connection closes.
+  FileUse use_;
+  std::optional<FileGuard> reading_file_;  // held while this reads the file itself (immutable)
   std::unique_ptr<sqlite3, DbCloser> db_;
   std::string path_;
   std::unique_ptr<BusyState> busy_;  // stable address for SQLite's busy handler

@@ -6,8 +6,10 @@
 // points are drawn from a fixed seed over the operation's measured duration, so a failure repeats.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -49,13 +51,23 @@ class KillPoints : public ::testing::Test {
     const int rc = testing::RunKscope(args, Path("out.log"));
     return {rc, ReadFile(Path("out.log"))};
   }
-  // Starts kscope and kills it with SIGKILL after `after` (unless it ended first).
-  void KillAfter(const std::string& db, std::vector<std::string> args, std::chrono::microseconds after) {
+  // Starts kscope and sends it `signal` (SIGKILL unless said) after `after`, unless it ended first.
+  void KillAfter(const std::string& db, std::vector<std::string> args, std::chrono::microseconds after,
+                 int signal = SIGKILL) {
     args.insert(args.begin(), {"--db", db});
     const pid_t pid = testing::StartKscope(args, Path("killed.log"));
     std::this_thread::sleep_for(after);
-    kill(pid, SIGKILL);
+    kill(pid, signal);
     testing::WaitExit(pid);
+  }
+  // The names in the test's folder that start with `prefix`, sorted.
+  std::vector<std::string> FilesBeside(const std::string& prefix) const {
+    std::vector<std::string> names;
+    for (const auto& f : fs::directory_iterator(dir_)) {
+      if (f.path().filename().string().starts_with(prefix)) names.push_back(f.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
   }
   // How long `args` takes on a fresh copy made by `prepare`.
   template <typename Prepare>
@@ -99,6 +111,108 @@ TEST_F(KillPoints, KilledUpgradesLeaveTheStoreOpenableWithEveryRun) {
     EXPECT_EQ(rc2, 0) << "killed after " << at.count() << " us: " << out;
     EXPECT_TRUE(out.ends_with(expected)) << "killed after " << at.count() << " us: " << out;
   }
+}
+
+// The schema version and run count of a store, read without upgrading it (a copy kept beside it).
+std::string VersionAndRuns(const std::string& path) {
+  sqlite3* raw = nullptr;
+  std::string out;
+  const std::string uri = "file:" + path + "?immutable=1";  // leaves no -wal or -shm beside it
+  if (sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(raw,
+                       "SELECT (SELECT value FROM kscope_meta WHERE key = 'schema_version') || ',' || "
+                       "(SELECT count(*) FROM run)",
+                       -1, &q, nullptr);
+    if (q != nullptr && sqlite3_step(q) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+  }
+  sqlite3_close(raw);
+  return out;
+}
+
+// An upgrade interrupted at points spread over it (kill -9, then SIGINT), while it copies the
+// store beside itself or after: SIGINT leaves no partial copy; after kill -9 the next command
+// removes it. Either way, once the next command has run, the folder holds the store and one
+// whole copy of it as it was (schema 3, both runs), and nothing else: no partial or second copy.
+TEST_F(KillPoints, InterruptedUpgradesLeaveOneWholeCopy) {
+  const std::string db = Path("store.db");
+  const auto full = Duration(db, {"runs"}, UnpackV3);
+  const std::vector<std::string> upgraded = {"store.db", "store.db.schema3.bak"};
+  ASSERT_EQ(FilesBeside("store.db"), upgraded);
+  std::mt19937 random(31);
+  int partial_left = 0;
+  for (int signal : {SIGKILL, SIGINT}) {
+    for (int i = 0; i < kKills; ++i) {
+      UnpackV3(db);
+      const auto at = std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, full.count())(random));
+      KillAfter(db, {"runs"}, at, signal);
+      const auto left = FilesBeside("store.db.schema3.bak.partial");
+      if (signal == SIGINT) {
+        EXPECT_TRUE(left.empty()) << "SIGINT after " << at.count() << " us left " << left.front();
+      }
+      partial_left += left.empty() ? 0 : 1;
+      auto [rc, out] = Kscope(db, {"runs"});
+      EXPECT_EQ(rc, 0) << "signal " << signal << " after " << at.count() << " us: " << out;
+      EXPECT_EQ(FilesBeside("store.db"), upgraded) << "signal " << signal << " after " << at.count() << " us";
+      EXPECT_EQ(VersionAndRuns(db + ".schema3.bak"), "3,2") << "signal " << signal << " after " << at.count() << " us";
+    }
+  }
+  EXPECT_GT(partial_left, 0) << "no kill -9 fell inside the upgrade's copy: the points do not test it";
+}
+
+// kill -9 at points spread over `kscope merge OTHER.db` (two runs into a store of one): the
+// target afterwards holds its own run as it was and the merged runs all, each whole, or none;
+// and the merge run again completes.
+TEST_F(KillPoints, KilledMergesLeaveTheTargetWhole) {
+  const std::string other = Path("other.db");
+  const std::string cuda_only = Path("cuda_only.sqlite");
+  std::ofstream(cuda_only, std::ios::binary) << testing::Unzstd(testing::NsysData("cuda_only.sqlite.zst"));
+  ASSERT_EQ(Kscope(other, {"import", testing::NsysData("llama.sqlite")}).first, 0);
+  ASSERT_EQ(Kscope(other, {"import", cuda_only}).first, 0);
+  const std::string target = Path("target.db");
+  // Each run: its label, kernel launches, source files, event rows and metric rows.
+  const std::string runs_query =
+      "SELECT r.id, r.label, (SELECT sum(n) FROM kernel_summary k WHERE k.run_id = r.id), (SELECT count(*) FROM "
+      "source_file s WHERE s.run_id = r.id), (SELECT sum(rows) FROM event_stream e WHERE e.run_id = r.id), (SELECT "
+      "count(*) FROM ncu_metric m WHERE m.run_id = r.id) FROM run r ORDER BY r.id";
+  auto runs = [&] {
+    auto [rc, out] = Kscope(target, {"query", "--format", "csv", runs_query});
+    EXPECT_EQ(rc, 0) << out;
+    return out;
+  };
+  auto fresh_target = [&](const std::string& path) {
+    for (const auto& f : fs::directory_iterator(dir_)) {
+      if (f.path().string().starts_with(path)) fs::remove(f.path());
+    }
+    ASSERT_EQ(Kscope(path, {"import", testing::NsysData("tiny_cuda.sqlite")}).first, 0);
+  };
+  fresh_target(target);
+  const std::string none = runs();
+  const auto full = Duration(target, {"merge", other}, fresh_target);
+  const std::string all = runs();
+  ASSERT_NE(all.find("\n3,"), std::string::npos) << all;
+  ASSERT_TRUE(all.starts_with(none)) << all;
+  std::mt19937 random(11);
+  int merged_before_kill = 0;
+  for (int i = 0; i < kKills; ++i) {
+    fresh_target(target);
+    const auto at =
+        std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, full.count() + full.count() / 4)(random));
+    KillAfter(target, {"merge", other}, at);
+    const std::string after = runs();
+    EXPECT_TRUE(after == none || after == all) << "killed after " << at.count() << " us: " << after;
+    auto [rc, check] = Kscope(target, {"query", "--format", "csv", "SELECT * FROM pragma_integrity_check"});
+    EXPECT_EQ(check, "integrity_check\nok\n") << "killed after " << at.count() << " us";
+    if (after == all) {
+      ++merged_before_kill;
+      continue;
+    }
+    auto [rc2, out] = Kscope(target, {"merge", other});
+    EXPECT_EQ(rc2, 0) << "killed after " << at.count() << " us: " << out;
+    EXPECT_EQ(runs(), all) << "killed after " << at.count() << " us";
+  }
+  EXPECT_LT(merged_before_kill, kKills) << "every kill came after the merge: the points do not test it";
 }
 
 TEST_F(KillPoints, KilledCreationsLeaveAStoreTheNextImportCompletes) {

@@ -17,12 +17,14 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kscope_binary.h"
 #include "robustness/bad_input_fixture.h"
+#include "store/checkpoint.h"
 #include "util/sqlite_errors.h"
 
 namespace kscope {
@@ -240,6 +242,117 @@ TEST_F(StoreDiagnoses, ReaderWithoutWriteAccessNeverFailsWhileTheOwnerImports) {
   EXPECT_EQ(import_failures, 0) << ReadFile(Path("owner.log"));
   EXPECT_TRUE(failures.empty()) << failures.size() << " of " << reads
                                 << " reads failed; the first: " << failures.front();
+}
+
+// A writer that opens the store, changes it and closes, again and again with pauses: its -wal and
+// -shm come and go, and each close (or checkpoint) writes the file. Each change: the run's label
+// `cycle-N`, and 300 strings `churn-N-...` (about 400 KB) in place of the cycle before's.
+void ChurnUntil(const std::string& db, const std::string& stop) {
+  for (int n = 0; !std::filesystem::exists(stop); ++n) {
+    {
+      auto s = store::Store::Open(db, sql::OpenMode::kReadWrite);
+      if (!s.ok()) _exit(2);
+      const std::string cycle = "cycle-" + std::to_string(n);
+      auto tx = sql::Transaction::Begin(s->db());
+      if (!tx.ok() ||
+          !s->db()
+               .Exec("UPDATE run SET label = '" + cycle +
+                     "'; DELETE FROM string WHERE value LIKE 'churn-%'; "
+                     "INSERT INTO string(value) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
+                     "LIMIT 300) SELECT 'churn-" +
+                     std::to_string(n) + "-' || i || '-' || hex(randomblob(600)) FROM c")
+               .ok() ||
+          !tx->Commit().ok() || !store::CheckpointCommitted(s->db(), cycle).ok()) {
+        _exit(3);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(n % 4 == 0 ? 60 : 5));
+  }
+  _exit(0);
+}
+
+// One read as a reader who may not write: the store opened, its runs listed, the churned strings
+// counted. Empty when it saw one whole state of the store, else what was wrong.
+std::string ReadWhole(const std::string& db, int64_t kernels) {
+  auto s = store::Store::Open(db, sql::OpenMode::kReadOnly);
+  if (!s.ok()) return s.error().Line();
+  auto runs = s->ListRuns();
+  if (!runs.ok()) return runs.error().Line();
+  if (runs->size() != 1 || (*runs)[0].kernels != kernels) return "runs changed: " + std::to_string(runs->size());
+  auto q = s->db().Prepare(
+      "SELECT count(*), count(DISTINCT substr(value, 1, instr(substr(value, 7), '-') + 6)) FROM string WHERE value "
+      "LIKE 'churn-%'");
+  if (!q.ok()) return q.error().Line();
+  if (!q->Step()) return q->status().ok() ? "no row" : q->status().error().Line();
+  const int64_t rows = q->Int(0), cycles = q->Int(1);
+  if (!((rows == 0 && cycles == 0) || (rows == 300 && cycles == 1))) {
+    return "a torn read: " + std::to_string(rows) + " churned strings of " + std::to_string(cycles) + " cycles";
+  }
+  return "";
+}
+
+// Readers who may not write the folder (the user nobody), reading as fast as they can while a
+// writer comes and goes (ChurnUntil): every read succeeds and sees one whole state. Each read
+// meets the writer's -wal and -shm being made or removed, or the file rewritten by its checkpoint.
+TEST_F(StoreDiagnoses, ReadersWithoutWriteAccessNeverFailAsAWriterComesAndGoes) {
+  NeedNobody();
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec);
+  int64_t kernels = 0;
+  {
+    auto s = store::Store::Open(db_, sql::OpenMode::kReadOnly);
+    ASSERT_TRUE(s.ok());
+    kernels = s->ListRuns()->at(0).kernels;
+  }
+  const std::string stop = Path("stop"), log = Path("reads.log");
+  const pid_t writer = fork();
+  if (writer == 0) ChurnUntil(db_, stop);
+  const pid_t reader = fork();
+  if (reader == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(126);
+    int failures = 0;
+    for (int i = 0; i < 1500; ++i) {
+      const std::string wrong = ReadWhole(db_, kernels);
+      if (!wrong.empty() && ++failures <= 5) (void)!::write(fd, (wrong + "\n").data(), wrong.size() + 1);
+    }
+    _exit(failures == 0 ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(reader, &status, 0);
+  std::ofstream(stop) << "";
+  int writer_status = 0;
+  waitpid(writer, &writer_status, 0);
+  EXPECT_TRUE(WIFEXITED(writer_status) && WEXITSTATUS(writer_status) == 0) << writer_status;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "reads failed; the first ones:\n" << ReadFile(log);
+}
+
+// The store's folder removed while kscope imports into it (after the import began writing its
+// -wal): the import says what was lost and exits 1, never "imported ... as run N". An import that
+// ended before the removal is tried again, at most five times.
+TEST_F(StoreDiagnoses, AStoreWhoseFolderIsRemovedDuringAnImportSaysSo) {
+  const std::string folder = Path("gone"), store = folder + "/s.db", log = Path("gone.log");
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    fs::create_directories(folder);
+    const pid_t pid = testing::StartKscope({"--db", store, "import", testing::NsysData("llama.sqlite")}, log);
+    while (!fs::exists(store + "-wal") && waitpid(pid, nullptr, WNOHANG) == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    fs::remove_all(folder);
+    const int rc = testing::WaitExit(pid);
+    const std::string out = ReadFile(log);
+    if (rc == 0 && out.find("imported") != std::string::npos) continue;  // it was done before the removal
+    EXPECT_EQ(rc, 1) << out;
+    EXPECT_NE(out.find("kscope: error: " + store +
+                       ": the database file was removed, moved or replaced while kscope wrote to it; what it wrote "
+                       "is lost; keep the store in place during an import, and import again\n"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("imported"), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(store));
+    return;
+  }
+  FAIL() << "each of five imports ended before its folder was removed";
 }
 
 // The codes SQLite gives, with the errno under them, name the cause.
