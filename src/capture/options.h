@@ -25,6 +25,12 @@ struct ProfileOptions {
   int64_t ncu_rank = 0;               // a job under one nsys (torchrun, mpirun): the rank ncu profiles
   std::string cache_dir;              // what ncu offers, kept per version and GPU ("": ~/.cache/kscope)
   double max_trace_mb = 4096;         // largest nsys report kscope exports and imports (0: no cap)
+
+  // A job of several ranks under kernel replay (capture/ncu_stall_retry.h): the watchdog's limit
+  // inside one launch when shorter than ncu_stall_timeout_s, and the ncu runs that retry the
+  // launches a stopped run did not reach (0: none).
+  double ncu_rank_stall_timeout_s = 30;
+  int64_t ncu_stall_retries = 2;
 };
 
 struct NsysOptions {

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "analysis/names/communication.h"
 #include "capture/commands.h"
 #include "capture/ncu_communicator.h"
 #include "capture/ncu_pass_import.h"
+#include "capture/ncu_stall_retry.h"
 #include "capture/profile.h"
 #include "capture/profile_run.h"
 #include "capture/progress.h"
@@ -80,14 +82,15 @@ class NcuRuns {
         cap_(cap),
         sel_(sel),
         discovery_(discovery),
+        plan_(sel.passes),
         progress_(out, tty, "[3/3] ncu") {}
 
   Status RunAll(int64_t& workload_runs) {
     int64_t launches_total = 0;
-    for (const auto& p : sel_.passes) launches_total += static_cast<int64_t>(p.profiled_rows.size());
-    progress_.Start(
-        fmt::format("{} launches in {} run{}", launches_total, sel_.passes.size(), sel_.passes.size() == 1 ? "" : "s"));
-    for (size_t p = 0; p < sel_.passes.size(); ++p) {
+    for (const auto& p : plan_) launches_total += static_cast<int64_t>(p.profiled_rows.size());
+    progress_.Start(fmt::format("{} launches in {} run{}", launches_total, plan_.size(), plan_.size() == 1 ? "" : "s"));
+    // A run stopped inside a compute kernel's launch may add a retry to the plan (RetryAfterStall).
+    for (size_t p = 0; p < plan_.size(); ++p) {
       if (Interrupted()) return cap_.InterruptedDuring(fmt::format("the deep pass, before ncu run {}", p + 1));
       KSCOPE_RETURN_IF_ERROR(RunPass(p, launches_total, workload_runs));
     }
@@ -97,13 +100,14 @@ class NcuRuns {
 
  private:
   // Pass `p`: ncu, then its report's import; what stopped ncu early, after that import.
-  Status RunPass(size_t p, int64_t launches_total, int64_t& workload_runs) {
-    const NcuPass& pass = sel_.passes[p];
+  Status RunPass(size_t p, int64_t& launches_total, int64_t& workload_runs) {
+    const NcuPass pass = plan_[p];  // a copy: a retry may grow the plan
     const std::string base = (cap_.dir.ncu() / fmt::format("pass{}", p + 1)).string();
     NcuOutput ncu_out;
     ProcessSpec spec = NcuSpec(p, base, workload_runs, launches_total, ncu_out);
     const size_t step = cap_.Step(fmt::format("ncu pass {}", p + 1), spec.argv, spec.log_path);
     cap_.At(step)["profiled_kernel_rows"] = pass.profiled_rows;
+    if (retry_of_.contains(p)) cap_.At(step)["retry_of"] = retry_of_.at(p) + 1;
     auto run = runner_.Run(spec);
     if (!run.ok()) return run.error();
     ++workload_runs;
@@ -125,6 +129,10 @@ class NcuRuns {
     if (fs::exists(base + ".ncu-rep", ec) && (ncu_out.profiled > 0 || !stop)) {
       KSCOPE_RETURN_IF_ERROR(ImportReport(p, base, step));
     }
+    if (stop && run->stalled && Retryable(ncu_out)) {
+      PlanRetry(p, ncu_out.profiled, launches_total);
+      return Status::Ok();
+    }
     if (stop) return *stop;
     return Status::Ok();
   }
@@ -133,7 +141,7 @@ class NcuRuns {
                       NcuOutput& ncu_out) {
     const auto& cfg = req_.config;
     ProcessSpec spec;
-    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, sel_, sel_.passes[p], pre_.metrics, base, cap_.workload);
+    spec.argv = NcuProfileArgv(tools_.ncu, cfg.ncu, sel_, plan_[p], pre_.metrics, base, cap_.workload);
     spec.env = cap_.workload_env;
     spec.log_path = (cap_.dir.logs() / fmt::format("ncu_pass{}.log", p + 1)).string();
     for (const auto& [k, v] : RunEnv(req_, workload_runs)) spec.env[k] = v;
@@ -143,22 +151,61 @@ class NcuRuns {
     // "Application replay pass N" and then the workload's own output): a silent run of the
     // workload is progress too, so the watchdog allows twice the workload's own time.
     const bool app_replay = (sel_.replay.empty() ? cfg.ncu.replay : sel_.replay) == "application";
-    spec.stall_timeout_s = cfg.profile.ncu_stall_timeout_s > 0 && app_replay
-                               ? std::max(cfg.profile.ncu_stall_timeout_s, 2 * sel_.app_s)
-                               : cfg.profile.ncu_stall_timeout_s;
+    spec.stall_timeout_s = StallTimeout(app_replay);
     spec.busy = [&ncu_out](std::string_view partial) { return ncu_out.Busy(partial); };
     spec.on_line = [this, p, launches_total, &ncu_out](std::string_view l) {
       if (ncu_out.Feed(l)) {
         progress_.Kernel(done_before_ + ncu_out.profiled, launches_total, ncu_out.last_passes,
-                         fmt::format("run {} of {}", p + 1, sel_.passes.size()));
+                         fmt::format("run {} of {}", p + 1, plan_.size()));
       }
     };
     return spec;
   }
 
+  // The watchdog's limit inside one launch: at least twice the workload's own time under
+  // application replay, which reruns the whole workload for each pass of one launch (ncu prints
+  // "Application replay pass N" and then the workload's own output); in a job of several ranks
+  // under kernel replay without communication kernels, profile.ncu_rank_stall_timeout_s when
+  // that is shorter, since a stall there is retried (RetryAfterStall).
+  double StallTimeout(bool app_replay) const {
+    const auto& pc = req_.config.profile;
+    if (pc.ncu_stall_timeout_s <= 0) return 0;
+    if (app_replay) return std::max(pc.ncu_stall_timeout_s, 2 * sel_.app_s);
+    if (sel_.ranks > 1 && !sel_.communication && pc.ncu_rank_stall_timeout_s > 0 && pc.ncu_stall_retries > 0) {
+      return std::min(pc.ncu_stall_timeout_s, pc.ncu_rank_stall_timeout_s);
+    }
+    return pc.ncu_stall_timeout_s;
+  }
+
+  // In a job of several ranks, a stall inside a compute kernel's launch under kernel replay is
+  // retried; one inside a communication kernel (it waits for peers that do not replay it), under
+  // application replay or in a single process stops the deep pass as before.
+  bool Retryable(const NcuOutput& out) const {
+    if (req_.config.profile.ncu_stall_retries <= 0 || sel_.ranks < 2) return false;
+    if ((sel_.replay.empty() ? req_.config.ncu.replay : sel_.replay) == "application") return false;
+    std::string name = out.stuck_kernel;
+    for (const auto& k : sel_.kernels) {
+      if (k.mangled == out.stuck_kernel) name = k.name;
+    }
+    return !name.empty() && !analysis::CommunicationOf(name).has_value();
+  }
+
+  // After run `p` stopped inside a launch: the launches it did not reach as a run of their own,
+  // while retries are left; what is done is noted either way.
+  void PlanRetry(size_t p, int64_t profiled, int64_t& launches_total) {
+    const auto max_retries = static_cast<size_t>(req_.config.profile.ncu_stall_retries);
+    StallRetry retry = RetryAfterStall(sel_, plan_[p], profiled, stalls_);
+    cap_.Note(DescribeRetry(sel_, retry, p + 1, retries_ + 1, max_retries), out_);
+    if (!retry.pass || retries_ >= max_retries) return;
+    ++retries_;
+    launches_total += static_cast<int64_t>(retry.pass->profiled_rows.size());
+    retry_of_[plan_.size()] = retry_of_.contains(p) ? retry_of_.at(p) : p;
+    plan_.push_back(std::move(*retry.pass));
+  }
+
   // Why ncu run `p` stopped early; nullopt when it did not.
   std::optional<Error> StopOf(size_t p, const ProcessOutcome& run, const NcuOutput& ncu_out, const ProcessSpec& spec) {
-    if (ncu_out.no_kernels) return LogHint(NoKernelError(sel_, sel_.passes[p], ncu_out), spec.log_path);
+    if (ncu_out.no_kernels) return LogHint(NoKernelError(sel_, plan_[p], ncu_out), spec.log_path);
     if (run.interrupted) return cap_.InterruptedDuring(fmt::format("ncu run {}", p + 1));
     if (run.stalled) return LogHint(StallError(sel_, ncu_out, spec.stall_timeout_s), spec.log_path);
     if (run.timed_out) {
@@ -208,8 +255,8 @@ class NcuRuns {
     if (!files.ok()) return files.error();
     import::ImportOptions opts;
     opts.into_run = cap_.run_id;
-    auto imported = ImportNcuPasses(store_, {}, {{static_cast<int>(p + 1), *files, sel_.passes[p].profiled_rows}},
-                                    discovery_, opts);
+    auto imported =
+        ImportNcuPasses(store_, {}, {{static_cast<int>(p + 1), *files, plan_[p].profiled_rows}}, discovery_, opts);
     if (!imported.ok()) {
       Error e = imported.error();
       if (req_.config.ncu.import != "export" && import::ncu::IsUnreadVersion(e)) {
@@ -245,6 +292,10 @@ class NcuRuns {
   Capture& cap_;
   const Selection& sel_;
   int64_t discovery_;
+  std::vector<NcuPass> plan_;          // the selection's passes, then any retries
+  std::map<size_t, size_t> retry_of_;  // retry pass -> the pass it retries
+  std::map<size_t, int> stalls_;       // kernel -> ncu runs stopped inside one of its launches
+  size_t retries_ = 0;
   Progress progress_;
   int64_t done_before_ = 0;
   int64_t launches_read_ = 0;  // from the reports: what ncu's output counted, unless it printed none

@@ -44,6 +44,7 @@ struct NcuPass {
   std::vector<size_t> kernels;         // indexes into Selection::kernels
   std::string filter;                  // --kernel-name (regex:^(a|b)$)
   std::vector<int64_t> profiled_rows;  // kernel stream row of each profiled launch, in ncu's order
+  std::vector<size_t> row_kernels;     // the kernel (index into kernels) of each, as SplitPasses planned it
   // A window over a growing shape's sizes: ncu's global count over this run's kernels skips
   // `skip` launches and profiles `count` (-1: the selection's per-configuration skip and count).
   int64_t skip = -1, count = -1;

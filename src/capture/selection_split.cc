@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "capture/selection_steps.h"
 
@@ -28,6 +29,22 @@ std::vector<std::vector<int64_t>> Picks(const RunColumns& run, const Groups& gro
   return picks;
 }
 
+// The pass's launches in launch order (`position`: each counted row's), each with its kernel.
+void SortByLaunchOrder(const std::unordered_map<int64_t, size_t>& position, NcuPass& pass) {
+  std::vector<size_t> order(pass.profiled_rows.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return position.at(pass.profiled_rows[x]) < position.at(pass.profiled_rows[y]);
+  });
+  NcuPass sorted;
+  for (size_t i : order) {
+    sorted.profiled_rows.push_back(pass.profiled_rows[i]);
+    sorted.row_kernels.push_back(pass.row_kernels[i]);
+  }
+  pass.profiled_rows = std::move(sorted.profiled_rows);
+  pass.row_kernels = std::move(sorted.row_kernels);
+}
+
 }  // namespace
 
 Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& groups, const SelectionOptions& cfg,
@@ -44,8 +61,7 @@ Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& grou
     std::vector<std::string> names;
     for (size_t i : pass.kernels) names.push_back(sel.kernels[i].mangled);
     pass.filter = UnionFilter(names);
-    std::sort(pass.profiled_rows.begin(), pass.profiled_rows.end(),
-              [&](int64_t x, int64_t y) { return position.at(x) < position.at(y); });
+    SortByLaunchOrder(position, pass);
     sel.passes.push_back(std::move(pass));
     pass = {};
   };
@@ -61,6 +77,7 @@ Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& grou
     }
     pass.kernels.push_back(i);
     pass.profiled_rows.insert(pass.profiled_rows.end(), picks[i].begin(), picks[i].end());
+    pass.row_kernels.insert(pass.row_kernels.end(), picks[i].size(), i);
   }
   close_pass();
   planned += AddGrowingWindows(run, scope, groups, sel);

@@ -56,7 +56,7 @@ int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
     WriteTables({*table}, ParseFormat(a.format));
     return 0;
   }
-  auto tables = report::KernelDetailTables(*store, a.run, a.which, cfg->classify);
+  auto tables = report::KernelDetailTables(*store, a.run, a.which, cfg->classify, a.rank);
   if (!tables.ok()) return Fail(tables.error());
   WriteTables(*tables, ParseFormat(a.format));
   return 0;
@@ -78,6 +78,7 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
   one->add_option("run", detail->run, "run id (kscope runs)")->required();
   one->add_option("kernel", detail->which, "the kernel's ID in `kscope kernels`, or part of its name")->required();
   one->add_option("--format,-f", detail->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
+  one->add_option("--rank", detail->rank, "one rank of a multi-GPU job: among the launches ncu profiled on its GPU");
   one->callback([detail, &global, &exit_code] { exit_code = Run(*detail, global, true); });
 }
 

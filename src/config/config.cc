@@ -58,6 +58,18 @@ const std::vector<Key>& Keys() {
        "waits for a peer which does not replay it); the run keeps what was gathered (0: never)",
        {},
        +[](Config& c) -> Ref { return &c.profile.ncu_stall_timeout_s; }},
+      {"profile.ncu_rank_stall_timeout_s",
+       "in a job of several ranks under kernel replay (kscope profile -- torchrun ...): the watchdog's limit inside "
+       "one compute kernel's launch when shorter than profile.ncu_stall_timeout_s; such a stall is retried "
+       "(profile.ncu_stall_retries) rather than waited for (0: profile.ncu_stall_timeout_s)",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.ncu_rank_stall_timeout_s; }},
+      {"profile.ncu_stall_retries",
+       "in a job of several ranks: ncu runs that retry the launches an ncu run stopped inside a compute kernel's "
+       "launch did not reach; a kernel that stalls twice is left out, and once they are used up the run keeps what "
+       "was gathered (0: none, the stall stops the deep pass)",
+       {},
+       +[](Config& c) -> Ref { return &c.profile.ncu_stall_retries; }},
       {"profile.rank_ncu_runs",
        "wrapper mode: ncu runs of the profiled rank; every rank runs the workload once for nsys and once per ncu run",
        {},

@@ -113,9 +113,17 @@ Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::
   return t;
 }
 
+namespace {
+// The arguments of the `kscope kernels` that lists what KernelDetailTables chooses from.
+std::string ListArgs(int64_t run_id, std::optional<int64_t> rank) {
+  return std::to_string(run_id) + (rank ? " --rank " + std::to_string(*rank) : "");
+}
+}  // namespace
+
 Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_id, const std::string& which,
-                                              const analysis::ClassifyThresholds& thresholds) {
-  auto loaded = Load(store, run_id);
+                                              const analysis::ClassifyThresholds& thresholds,
+                                              std::optional<int64_t> rank) {
+  auto loaded = Load(store, run_id, rank);
   if (!loaded.ok()) return loaded.error();
   const auto& [launches, groups] = *loaded;
   const auto rows = Rows(launches, groups);
@@ -126,7 +134,7 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
     if (index >= rows.size()) {
       return Error{"run " + std::to_string(run_id),
                    fmt::format("no kernel with ID {} ({} kernels)", index, rows.size()),
-                   "list them with: kscope kernels " + std::to_string(run_id)};
+                   "list them with: kscope kernels " + ListArgs(run_id, rank)};
     }
     chosen = &rows[index];
   } else {
@@ -136,11 +144,11 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
     }
     if (matches.empty()) {
       return Error{"run " + std::to_string(run_id), "no profiled kernel's name contains '" + which + "'",
-                   "list them with: kscope kernels " + std::to_string(run_id)};
+                   "list them with: kscope kernels " + ListArgs(run_id, rank)};
     }
     if (matches.size() > 1) {
       return Error{"run " + std::to_string(run_id), fmt::format("'{}' matches {} kernels", which, matches.size()),
-                   "give the kernel's ID from: kscope kernels " + std::to_string(run_id)};
+                   "give the kernel's ID from: kscope kernels " + ListArgs(run_id, rank)};
     }
     chosen = matches.front();
   }

@@ -18,9 +18,11 @@ namespace kscope::report {
 Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
                            std::optional<int64_t> rank = std::nullopt);
 
-// `which` is a kernel's row number in KernelsTable (its ID column) or a substring of its
-// name; a substring matching several kernels is an error that lists them.
+// `which` is a kernel's row number in KernelsTable (its ID column, of the same `rank`) or a
+// substring of its name; a substring matching several kernels is an error that lists them.
+// `rank`: among the launches ncu profiled on that rank's GPU alone (kscope kernel --rank N).
 Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_id, const std::string& which,
-                                              const analysis::ClassifyThresholds& thresholds);
+                                              const analysis::ClassifyThresholds& thresholds,
+                                              std::optional<int64_t> rank = std::nullopt);
 
 }  // namespace kscope::report

@@ -1,9 +1,10 @@
-// `--rank N` on kscope kernels, atlas and diff, on the zoo's 2-rank DDP training
+// `--rank N` on kscope kernels, kernel, atlas and diff, on the zoo's 2-rank DDP training
 // (tests/data/zoo/ddp_train/): each rank's kernel time per family and kernel, its stages and
 // the launches ncu profiled on its GPU, against SQL over the export and ncu's raw page.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "analysis/atlas/atlas.h"
@@ -115,6 +116,39 @@ TEST(RankViews, KernelsOfOneRank) {
   EXPECT_EQ(other.error().Line(), "kscope: error: run " + std::to_string(Ddp().run) +
                                       ": ncu profiled no launch on rank 1's GPU (1); profile that rank with "
                                       "profile.ncu_rank=1");
+}
+
+// kscope kernel --rank N: one kernel among the launches ncu profiled on that rank's GPU.
+TEST(RankViews, OneKernelOfOneRank) {
+  const analysis::ClassifyThresholds thresholds;
+  auto text = [](const std::vector<report::Table>& tables) {
+    std::ostringstream out;
+    for (const auto& t : tables) report::Write(t, report::Format::kTable, out);
+    return out.str();
+  };
+  // ncu profiled rank 0's GPU alone: rank 0's view of each kernel is the run's.
+  auto kernels = report::KernelsTable(Ddp().store, Ddp().run, thresholds, 0);
+  ASSERT_TRUE(kernels.ok()) << kernels.error().Line();
+  ASSERT_FALSE(kernels->rows.empty());
+  for (const std::string& id : std::vector<std::string>{"0", std::to_string(kernels->rows.size() - 1)}) {
+    auto ranked = report::KernelDetailTables(Ddp().store, Ddp().run, id, thresholds, 0);
+    auto whole = report::KernelDetailTables(Ddp().store, Ddp().run, id, thresholds);
+    ASSERT_TRUE(ranked.ok() && whole.ok());
+    EXPECT_EQ(text(*ranked), text(*whole));
+    EXPECT_NE(text(*ranked).find(std::get<std::string>(kernels->rows[std::stoul(id)][1])), std::string::npos);
+  }
+  const std::string run = std::to_string(Ddp().run);
+  auto other = report::KernelDetailTables(Ddp().store, Ddp().run, "0", thresholds, 1);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().Line(), "kscope: error: run " + run +
+                                      ": ncu profiled no launch on rank 1's GPU (1); profile that rank with "
+                                      "profile.ncu_rank=1");
+  auto missing = report::KernelDetailTables(Ddp().store, Ddp().run, "no such kernel", thresholds, 0);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().Line(), "kscope: error: run " + run +
+                                        ": no profiled kernel's name contains 'no such kernel'; list them with: kscope "
+                                        "kernels " +
+                                        run + " --rank 0");
 }
 
 }  // namespace
