@@ -39,6 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::kRec;
 using testing::kRun;
+using testing::kWorkload;
 using testing::ProfileReplay;
 
 TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
