@@ -2,7 +2,8 @@
 
 namespace kscope::config {
 
-// Every configuration key, once. Defaults are the member initializers in config.h.
+// Every configuration key, once. Defaults are the member initializers of the layers' option
+// structs (analysis/options.h, capture/options.h).
 const std::vector<Key>& Keys() {
   static const std::vector<Key> kKeys{
       {"profile.runs_dir",
