@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "capture/profile.h"
-#include "tools/process.h"
 #include "config/config.h"
 #include "recorded_runner.h"
 #include "store/store.h"
+#include "tools/process.h"
 
 namespace kscope::testing {
 
