@@ -42,7 +42,7 @@ class Source {
 class FileSource : public Source {
  public:
   FileSource(FILE* f, uint64_t size) : f_(f), size_(size) {}
-  ~FileSource() override { std::fclose(f_); }
+  ~FileSource() override { (void)std::fclose(f_); }  // read only: nothing to lose
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
   bool Read(size_t n, std::string& out) override {
@@ -56,7 +56,7 @@ class FileSource : public Source {
   bool AtEnd() override {
     const int c = std::fgetc(f_);
     if (c == EOF) return true;
-    std::ungetc(c, f_);
+    (void)std::ungetc(c, f_);  // the byte fgetc just read: always goes back
     return false;
   }
   [[nodiscard]] int64_t Offset() const override { return offset_; }
