@@ -1,7 +1,7 @@
 // The options the analyses own: the bottleneck classes' thresholds, the timeline's, the
 // atlas's, how stages are summarised and the model behind the FLOP count. config/config.h
 // aggregates them with the other layers' options under the keys classify.*, timeline.*,
-// atlas.*, stages.* and model.* (declared, with their meaning, in config/config.cc).
+// atlas.*, stages.* and model.* (declared, with their meaning, in config/config_keys.cc).
 #pragma once
 
 #include <cstdint>

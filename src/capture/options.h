@@ -1,7 +1,7 @@
 // The options of kscope profile that the capture layer owns: the run directories and time
 // limits, nsys's recording, the selection of kernels and ncu's deep pass. config/config.h
 // aggregates them with the other layers' options under the keys profile.*, nsys.*,
-// selection.* and ncu.* (declared, with their meaning, in config/config.cc).
+// selection.* and ncu.* (declared, with their meaning, in config/config_keys.cc).
 #pragma once
 
 #include <cstdint>

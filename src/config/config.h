@@ -1,6 +1,6 @@
 // kscope's configuration: one YAML file (the users know Hydra), dotted overrides on the
 // command line (`ncu.mode=deep selection.top=30`), and sweeps over a matrix of values.
-// Every key is declared once in config.cc with its type, default and meaning;
+// Every key is declared once in config_keys.cc with its type, default and meaning;
 // docs/config.md is generated from that table (`kscope config --keys`).
 #pragma once
 

@@ -14,7 +14,6 @@
 
 #include "import/derive_run.h"
 #include "import/importer.h"
-#include "import/kineto/kineto_importer.h"
 #include "util/file_hash.h"
 #include "util/interrupt_note.h"
 
@@ -72,13 +71,8 @@ class ImportCall {
   }
 
  private:
-  // Whether file i's importer writes a run's timeline (kernels, CUDA calls, ranges), from
-  // which the derivation step makes the run's ranks and summaries: an nsys export, a PyTorch
-  // profiler trace.
-  [[nodiscard]] bool WritesTimeline(size_t i) const {
-    const auto format = importers_[i]->format();
-    return format == "nsys-sqlite" || format == kineto::kKinetoFormat;
-  }
+  // Whether file i's importer writes a run's timeline (Importer::writes_timeline).
+  [[nodiscard]] bool WritesTimeline(size_t i) const { return importers_[i]->writes_timeline(); }
 
   // The run file `i` goes into: the one asked for, the call's one run, or a new one per file.
   Status EnterRun(size_t i) {

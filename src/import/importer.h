@@ -51,6 +51,10 @@ class Importer {
  public:
   virtual ~Importer() = default;
   [[nodiscard]] virtual std::string_view format() const = 0;
+  // Whether the format holds a run's timeline (kernels, CUDA calls, NVTX ranges), from which
+  // the derivation step makes the run's ranks and summaries: an nsys export, a PyTorch profiler
+  // trace. ncu's formats add profiled launches to a run instead.
+  [[nodiscard]] virtual bool writes_timeline() const = 0;
   // Reads `path` and writes its events through `target`. A fatal error leaves the
   // transaction to be rolled back by the caller; bad rows are counted, not fatal.
   virtual Result<ImportResult> Import(const std::string& path, const ImportTarget& target) = 0;

@@ -14,6 +14,7 @@
 
 #include "kscope_binary.h"
 #include "robustness/bad_input_fixture.h"
+#include "robustness/kscope_as_nobody.h"
 
 namespace kscope {
 namespace {
@@ -22,18 +23,10 @@ namespace fs = std::filesystem;
 using testing::ReadFile;
 using testing::WriteBytes;
 
-// Whether others (the user nobody) may run `path`: it and every folder above it let them.
-bool OthersMayRun(const fs::path& path) {
-  for (fs::path p = path; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-    if ((fs::status(p).permissions() & fs::perms::others_exec) == fs::perms::none) return false;
-  }
-  return true;
-}
-
 class DatabaseErrors : public testing::BadInput {
  protected:
   void SetUp() override {
-    if (geteuid() == 0 && !OthersMayRun(KSCOPE_BINARY)) {
+    if (geteuid() == 0 && !testing::OthersMayRun(KSCOPE_BINARY)) {
       GTEST_SKIP() << "running as root, and the user nobody may not run " << KSCOPE_BINARY;
     }
     BadInput::SetUp();
@@ -49,23 +42,7 @@ class DatabaseErrors : public testing::BadInput {
     args.insert(args.begin(), {KSCOPE_BINARY, "--db", db_});
     const std::string log =
         (fs::temp_directory_path() / ("kscope_dberr_" + std::to_string(getpid()) + ".log")).string();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-      if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(126);
-      if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      setenv("HOME", "/nonexistent", 1);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    std::string out = ReadFile(log);
-    fs::remove(log);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+    return testing::RunKscopeAs(std::move(args), log, true);
   }
 
   // A folder anyone may write, outside the store's.

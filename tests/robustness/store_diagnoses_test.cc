@@ -24,6 +24,7 @@
 
 #include "kscope_binary.h"
 #include "robustness/bad_input_fixture.h"
+#include "robustness/kscope_as_nobody.h"
 #include "store/checkpoint.h"
 #include "util/sqlite_errors.h"
 
@@ -33,41 +34,17 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ReadFile;
 
-bool OthersMayRun(const fs::path& path) {
-  for (fs::path p = path; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-    if ((fs::status(p).permissions() & fs::perms::others_exec) == fs::perms::none) return false;
-  }
-  return true;
-}
-
 class StoreDiagnoses : public testing::BadInput {
  protected:
   // kscope ARGS... (after --db DB), as the user nobody when `as_nobody` and the test runs as root.
   std::pair<int, std::string> Kscope(std::vector<std::string> args, bool as_nobody = false,
                                      const std::string& db = "") {
     args.insert(args.begin(), {KSCOPE_BINARY, "--db", db.empty() ? db_ : db});
-    const std::string log = Path("kscope_" + std::to_string(counter_++) + ".log");
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-      if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(126);
-      if (as_nobody && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      setenv("HOME", "/nonexistent", 1);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    std::string out = ReadFile(log);
-    fs::remove(log);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+    return testing::RunKscopeAs(std::move(args), Path("kscope_" + std::to_string(counter_++) + ".log"), as_nobody);
   }
   void NeedNobody() {
     if (geteuid() != 0) GTEST_SKIP() << "needs root, to run kscope as the user nobody";
-    if (!OthersMayRun(KSCOPE_BINARY)) GTEST_SKIP() << "the user nobody may not run " << KSCOPE_BINARY;
+    if (!testing::OthersMayRun(KSCOPE_BINARY)) GTEST_SKIP() << "the user nobody may not run " << KSCOPE_BINARY;
   }
   int counter_ = 0;
 };

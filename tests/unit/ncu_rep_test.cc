@@ -1,15 +1,12 @@
 // The native .ncu-rep reader against ncu's own raw page: for every devset report, every
 // metric of every launch prints exactly as `ncu --import R --page raw --csv` printed it
-// (tests/data/ncu/*_raw.csv), the launch columns agree, and the import stores the same
-// numbers as importing that page.
+// (tests/data/ncu/*_raw.csv), the launch columns agree, the rules say what the details page
+// says; ncu_rep_import_test.cc compares the import with the page's.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,45 +19,20 @@
 #include "import/ncu/rep_reader.h"
 #include "import/ncu/rep_units.h"
 #include "import/ncu/units.h"
+#include "ncu_rep_support.h"
 #include "recorded_runner.h"
 #include "store/store.h"
 
 namespace kscope {
 namespace {
 
-namespace fs = std::filesystem;
 using import::ncu::RepLaunch;
 using import::ncu::RepValue;
-
-const std::string kNcu = std::string(KSCOPE_TEST_DATA_DIR) + "/ncu/";
-
-// A report (and its raw page) by name: a devset one from tests/data/ncu/<name>.ncu-rep.zst,
-// or "zoo/<model>" for tests/data/zoo/<model>/default_profile.ncu-rep.zst, unpacked once per
-// process.
-std::string Unpacked(const std::string& zst, const std::string& as) {
-  static std::map<std::string, std::string> unpacked;
-  if (auto it = unpacked.find(zst); it != unpacked.end()) return it->second;
-  const auto dir = fs::temp_directory_path() / ("kscope_rep_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  std::string file = as;
-  std::replace(file.begin(), file.end(), '/', '_');
-  const std::string path = (dir / file).string();
-  std::ofstream(path, std::ios::binary) << testing::Unzstd(zst);
-  return unpacked[zst] = path;
-}
-bool IsZoo(const std::string& name) { return name.rfind("zoo/", 0) == 0; }
-std::string Report(const std::string& name) {
-  if (IsZoo(name)) {
-    return Unpacked(std::string(KSCOPE_TEST_DATA_DIR) + "/" + name + "/default_profile.ncu-rep.zst", name + ".ncu-rep");
-  }
-  return Unpacked(kNcu + name + ".ncu-rep.zst", name + ".ncu-rep");
-}
-std::string RawPage(const std::string& name) {
-  if (IsZoo(name)) {
-    return Unpacked(std::string(KSCOPE_TEST_DATA_DIR) + "/" + name + "/default_profile_raw.csv.zst", name + "_raw.csv");
-  }
-  return kNcu + name + "_raw.csv";
-}
+using testing::Expected;
+using testing::RawPage;
+using testing::ReadCsv;
+using testing::Report;
+using testing::UnitVaries;
 
 // A launch copied out of the reader's callback.
 struct OwnedValue {
@@ -104,34 +76,7 @@ std::vector<OwnedLaunch> ReadAll(const std::string& path) {
   return out;
 }
 
-std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  auto read = import::ncu::ReadCsvRecords(path, [&](const import::ncu::CsvRecord& r) {
-    rows.push_back(r.fields);
-    return Status::Ok();
-  });
-  EXPECT_TRUE(read.ok()) << read.error().Line();
-  return rows;
-}
-
 std::string Dim3(const std::array<int64_t, 3>& d) { return fmt::format("({}, {}, {})", d[0], d[1], d[2]); }
-
-// Metrics whose unit ncu prints differently from one devset report to another (inst or
-// byte; sector or byte): the unit table holds one of them.
-bool UnitVaries(std::string_view metric) {
-  return metric == "sass__inst_executed_register_spilling_mem_local" ||
-         metric == "sass__inst_executed_register_spilling_mem_shared" ||
-         metric == "derived__memory_l2_theoretical_sectors_global_excessive";
-}
-
-struct Expected {
-  std::string name;
-  size_t launches, metric_columns;
-  size_t cells;    // cells of the raw page compared, identity columns and units row included
-  size_t renamed;  // launches whose page name is shortened from the full demangled name
-  size_t stored;   // metric values the page import stores, compared with the native import
-  size_t ties;     // cells of an exact tie that ncu rounded down where printf rounds to even
-};
 
 class NcuRep : public ::testing::TestWithParam<Expected> {};
 
@@ -235,18 +180,7 @@ TEST_P(NcuRep, EveryMetricOfEveryLaunchPrintsAsNcuPrintsIt) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devset, NcuRep,
-                         ::testing::Values(Expected{"tiny_cuda_basic", 9, 555, 5643, 1, 4977, 0},
-                                           Expected{"tiny_cuda_gemm_full", 1, 2227, 4444, 1, 2214, 0},
-                                           Expected{"llama_deep", 6, 1869, 13139, 1, 11202, 0},
-                                           Expected{"llama_decode_quick", 80, 556, 46066, 66, 44320, 1},
-                                           Expected{"zoo/gpt2_infer", 22, 732, 17066, 15, 16060, 3},
-                                           Expected{"zoo/gpt2_compile_train", 14, 732, 11125, 1, 10220, 0}),
-                         [](const auto& p) {
-                           std::string n = p.param.name;
-                           std::replace(n.begin(), n.end(), '/', '_');
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Devset, NcuRep, testing::DevsetReports(), testing::ReportTestName);
 
 // Instanced metrics: the occupancy-per-barrier-count curve of the first saxpy launch, every
 // instance (barriers per block, % occupancy), and its value of the whole, their sum.
@@ -290,7 +224,7 @@ TEST_P(NcuRepRules, EqualTheDetailsPage) {
     return Status::Ok();
   });
   ASSERT_TRUE(read.ok()) << read.error().Line();
-  const auto rows = ReadCsv(kNcu + name + "_details.csv");
+  const auto rows = ReadCsv(testing::NcuDataDir() + name + "_details.csv");
   const auto& h = rows[0];
   auto col = [&](const char* n) { return static_cast<size_t>(std::find(h.begin(), h.end(), n) - h.begin()); };
   const size_t id = col("ID"), section = col("Section Name"), rule = col("Rule Name"), type = col("Rule Type"),
@@ -324,133 +258,6 @@ TEST(NcuRepManifest, GpuAndVersionsFromTheSession) {
   EXPECT_EQ(run->manifest.gpu, "NVIDIA H200");
   EXPECT_EQ(run->manifest.ncu_version, "2025.3.1.0");
   EXPECT_EQ(run->manifest.cuda_version, "13.0");
-}
-
-// Added to the nsys run of the same workload, the report's launches link to the same nsys
-// kernels as its raw page's do (by name, shape and NVTX range: the report's full demangled
-// names match nsys's as well as the page's shortened ones).
-TEST(NcuRepLinks, SameNsysKernelsAsThePage) {
-  auto links = [](const std::string& ncu_file) {
-    auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
-    EXPECT_TRUE(s.ok());
-    auto nsys = import::ImportFiles(*s, {std::string(KSCOPE_TEST_DATA_DIR) + "/nsys/llama.sqlite"}, {});
-    EXPECT_TRUE(nsys.ok());
-    import::ImportOptions into;
-    into.into_run = nsys->front().run_id;
-    auto ncu = import::ImportFiles(*s, {ncu_file}, into);
-    EXPECT_TRUE(ncu.ok()) << ncu.error().Line();
-    std::vector<std::optional<int64_t>> out;
-    auto launches = analysis::LoadNcuLaunches(*s, into.into_run);
-    EXPECT_TRUE(launches.ok());
-    for (const auto& l : *launches) out.push_back(l.kernel_index);
-    return out;
-  };
-  const auto native = links(Report("llama_decode_quick"));
-  ASSERT_EQ(native.size(), 80U);
-  EXPECT_EQ(std::count(native.begin(), native.end(), std::nullopt), 0);
-  EXPECT_EQ(native, links(kNcu + "llama_decode_quick_raw.csv"));
-}
-
-std::vector<analysis::NcuLaunch> Imported(const std::string& file) {
-  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
-  EXPECT_TRUE(s.ok());
-  auto out = import::ImportFiles(*s, {file}, {});
-  EXPECT_TRUE(out.ok()) << out.error().Line();
-  if (!out.ok()) return {};
-  auto launches = analysis::LoadNcuLaunches(*s, out->front().run_id);
-  EXPECT_TRUE(launches.ok());
-  return launches.ok() ? *launches : std::vector<analysis::NcuLaunch>{};
-}
-
-// Each launch's figures as the native importer derives them while writing the metrics
-// (LaunchFiguresBuilder, on a thread of its own) equal the figures derived again from the
-// stored metrics, as every other import derives them.
-TEST_P(NcuRep, FiguresDerivedBesideTheImportEqualThoseFromTheStore) {
-  const Expected& e = GetParam();
-  auto s = store::Store::Open(":memory:", sql::OpenMode::kCreate);
-  ASSERT_TRUE(s.ok());
-  auto run = s->CreateRun({});
-  ASSERT_TRUE(run.ok());
-  auto source = s->AddSourceFile(*run, store::SourceFile{.path = Report(e.name), .format = "ncu-rep"});
-  ASSERT_TRUE(source.ok()) << source.error().Line();
-  analysis::NsysFacts facts;
-  import::ncu::NcuRepImporter importer;
-  auto imported = importer.Import(Report(e.name), import::ImportTarget{*s, *run, *source, facts, 0});
-  ASSERT_TRUE(imported.ok()) << imported.error().Line();
-  ASSERT_TRUE(imported->launch_figures.has_value());
-  const auto& beside = *imported->launch_figures;
-  ASSERT_TRUE(analysis::MaterializeLaunchFigures(*s, *run).ok());
-  std::vector<analysis::StoredLaunch> from_store;
-  auto reader = analysis::StoredLaunchReader::Open(*s);
-  ASSERT_TRUE(reader.ok());
-  ASSERT_TRUE(reader->ForEach(*run, [&](const analysis::StoredLaunch& l) { from_store.push_back(l); }).ok());
-  ASSERT_EQ(beside.size(), e.launches);
-  ASSERT_EQ(from_store.size(), e.launches);
-  size_t with_throughput = 0;
-  for (size_t i = 0; i < beside.size(); ++i) {
-    EXPECT_EQ(beside[i].first, from_store[i].launch_id);
-    EXPECT_TRUE(beside[i].second == from_store[i].figures) << e.name << " launch " << i;
-    with_throughput += beside[i].second.class_figures.sm_pct.has_value() ? 1 : 0;
-  }
-  EXPECT_EQ(with_throughput, e.launches) << "launches without figures would compare nothing";
-}
-
-// `kscope import R.ncu-rep` stores what importing ncu's raw page of R stores: the same
-// launches, and every metric with the same unit and text, and its value to within the
-// page's rounding (six decimals in the printed unit, two for unitless fractions).
-TEST_P(NcuRep, ImportStoresWhatThePageImportStores) {
-  const Expected& e = GetParam();
-  const std::string page = RawPage(e.name);
-  const auto native = Imported(Report(e.name));
-  const auto csv = Imported(page);
-  ASSERT_EQ(native.size(), e.launches);
-  ASSERT_EQ(csv.size(), e.launches);
-  const auto rows = ReadCsv(page);
-  std::map<std::string, double> tolerance;  // per metric, in its base unit
-  for (size_t col = 11; col < rows[0].size(); ++col) {
-    const auto unit = import::ncu::NormalizeUnit(rows[1][col]);
-    tolerance[rows[0][col]] = rows[1][col].empty() ? 0.005 : 0.5e-6 * unit.factor;
-  }
-  size_t compared = 0;
-  std::vector<std::string> wrong;
-  for (size_t i = 0; i < csv.size(); ++i) {
-    const auto& n = native[i];
-    const auto& c = csv[i];
-    EXPECT_EQ(n.key.ncu_id, c.key.ncu_id);
-    EXPECT_EQ(n.key.pid, c.key.pid);
-    EXPECT_EQ(n.key.process, c.key.process);
-    EXPECT_EQ(n.key.host, c.key.host);
-    EXPECT_EQ(n.key.context, c.key.context);
-    EXPECT_EQ(n.key.stream, c.key.stream);
-    EXPECT_EQ(n.key.device, c.key.device);
-    EXPECT_EQ(n.key.cc, c.key.cc);
-    EXPECT_EQ(n.key.grid, c.key.grid);
-    EXPECT_EQ(n.key.block, c.key.block);
-    EXPECT_EQ(n.key.nvtx, c.key.nvtx);
-    for (const auto& [name, want] : c.metrics) {
-      // ncu prints this one per Kbyte with the value divided by 1,000 (docs/ncu-rep.md).
-      if (name == "derived__pct_occupancy_per_shared_mem_size") continue;
-      ++compared;
-      auto it = n.metrics.find(name);
-      if (it == n.metrics.end()) {
-        if (want.number || !want.text.empty()) wrong.push_back(name + " missing");
-        continue;
-      }
-      const auto& got = it->second;
-      const bool same_number =
-          got.number.has_value() == want.number.has_value() &&
-          (!want.number || std::fabs(*got.number - *want.number) <= tolerance[name] + 1e-12 * std::fabs(*want.number));
-      if (!same_number || got.text != want.text || (got.unit != want.unit && !UnitVaries(name))) {
-        if (wrong.size() < 20) {
-          wrong.push_back(fmt::format("{} of launch {}: {} {} \"{}\" vs the page's {} {} \"{}\"", name, i,
-                                      got.number.value_or(-1), got.unit, got.text, want.number.value_or(-1), want.unit,
-                                      want.text));
-        }
-      }
-    }
-  }
-  EXPECT_TRUE(wrong.empty()) << ::testing::PrintToString(wrong);
-  EXPECT_EQ(compared, e.stored);
 }
 
 }  // namespace

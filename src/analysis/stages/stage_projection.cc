@@ -38,32 +38,6 @@ std::vector<Projection> ProjectRows(const NsysEvents& e) {
   return rows;
 }
 
-std::string StyleOf(int64_t event_type) {
-  return event_type == store::nvtx::kPushPop || event_type == store::nvtx::kNvtxtPushPop ? "PushPop" : "StartEnd";
-}
-
-// nvtx_gpu_proj_sum's order: projected time, largest first, then name and style.
-void SortAsNsys(std::vector<Stage>& stages) {
-  std::vector<int> order(stages.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const Stage& x = stages[static_cast<size_t>(a)];
-    const Stage& y = stages[static_cast<size_t>(b)];
-    if (x.proj_ns != y.proj_ns) return x.proj_ns > y.proj_ns;
-    return std::tie(x.name, x.style) < std::tie(y.name, y.style);
-  });
-  std::vector<int> new_id(stages.size());
-  for (size_t i = 0; i < order.size(); ++i) new_id[static_cast<size_t>(order[i])] = static_cast<int>(i);
-  std::vector<Stage> sorted;
-  sorted.reserve(order.size());
-  for (int o : order) sorted.push_back(std::move(stages[static_cast<size_t>(o)]));
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    sorted[i].id = static_cast<int>(i);
-    if (sorted[i].parent >= 0) sorted[i].parent = new_id[static_cast<size_t>(sorted[i].parent)];
-  }
-  stages = std::move(sorted);
-}
-
 }  // namespace
 
 Status ProjectStages(store::Store& store, const NsysEvents& events, std::vector<Stage>& stages) {
@@ -85,7 +59,7 @@ Status ProjectStages(store::Store& store, const NsysEvents& events, std::vector<
     if (corr.empty()) continue;
     const std::string domain = n.domain[r] == kNull ? "" : (*strings)[n.domain[r]];
     const std::string text = strings->contains(n.text[r]) ? strings->at(n.text[r]) : "";
-    auto it = by_name.find({domain + ":" + text, StyleOf(n.event_type[r])});
+    auto it = by_name.find({domain + ":" + text, NvtxStyle(n.event_type[r])});
     if (it == by_name.end()) continue;
     Stage& s = *it->second;
     std::sort(corr.begin(), corr.end());
@@ -94,7 +68,7 @@ Status ProjectStages(store::Store& store, const NsysEvents& events, std::vector<
     s.proj_range_ns += (n.end[r] == kNull ? open_end : n.end[r]) - n.start[r];
     s.gpu_ops += std::unique(corr.begin(), corr.end()) - corr.begin();
   }
-  SortAsNsys(stages);
+  SortStagesAsNsys(stages);
   return Status::Ok();
 }
 

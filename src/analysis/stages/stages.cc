@@ -26,10 +26,6 @@ namespace {
 
 using store::kNull;
 
-std::string StyleOf(int64_t event_type) {
-  return event_type == store::nvtx::kPushPop || event_type == store::nvtx::kNvtxtPushPop ? "PushPop" : "StartEnd";
-}
-
 // With PyTorch's autograd NVTX ranges: the work of each backward function goes to every
 // user stage around the forward op that made it (once per stage).
 void AddBackwardOfForward(const NsysEvents& e, const std::vector<int>& stage_of,
@@ -95,7 +91,7 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   std::vector<std::optional<TorchOpRange>> stage_ops;  // per stage: its PyTorch op range, if it is one
   const int64_t open_end = OpenRangeEnd(n);
   for (size_t r = 0; r < n.start.size(); ++r) {
-    auto [known, first] = by_ids.try_emplace({n.domain[r], n.text[r], StyleOf(n.event_type[r])}, -1);
+    auto [known, first] = by_ids.try_emplace({n.domain[r], n.text[r], NvtxStyle(n.event_type[r])}, -1);
     if (first) {  // names are built once per distinct range, not once per row
       const std::string text = strings->count(n.text[r]) != 0 ? strings->at(n.text[r]) : "";
       const std::string domain = n.domain[r] == kNull ? "" : strings->at(n.domain[r]);
@@ -246,13 +242,16 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
   }
   KSCOPE_RETURN_IF_ERROR(q->status());
 
-  // The order of nsys's nvtx_gpu_proj_sum: projected time, largest first (then name and
-  // style); ids and parents follow it.
+  SortStagesAsNsys(stages);
+  return stages;
+}
+
+void SortStagesAsNsys(std::vector<Stage>& stages) {
   std::vector<int> order(stages.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const auto& x = stages[static_cast<size_t>(a)];
-    const auto& y = stages[static_cast<size_t>(b)];
+    const Stage& x = stages[static_cast<size_t>(a)];
+    const Stage& y = stages[static_cast<size_t>(b)];
     if (x.proj_ns != y.proj_ns) return x.proj_ns > y.proj_ns;
     return std::tie(x.name, x.style) < std::tie(y.name, y.style);
   });
@@ -265,7 +264,11 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
     sorted[i].id = static_cast<int>(i);
     if (sorted[i].parent >= 0) sorted[i].parent = new_id[static_cast<size_t>(sorted[i].parent)];
   }
-  return sorted;
+  stages = std::move(sorted);
+}
+
+std::string NvtxStyle(int64_t event_type) {
+  return event_type == store::nvtx::kPushPop || event_type == store::nvtx::kNvtxtPushPop ? "PushPop" : "StartEnd";
 }
 
 std::string DisplayName(const Stage& stage) {

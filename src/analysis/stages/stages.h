@@ -93,6 +93,13 @@ struct Stage {
 // `events`: the run's events when the caller has them loaded (else they are read here).
 Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, const NsysEvents* events = nullptr);
 
+// Puts `stages` in nvtx_gpu_proj_sum's order (projected time, largest first, then name and
+// style); ids and parents follow it.
+void SortStagesAsNsys(std::vector<Stage>& stages);
+
+// A range's style as nsys's reports name it: "PushPop" or "StartEnd".
+std::string NvtxStyle(int64_t event_type);
+
 // The name a stage goes by in kscope's views: its text in the default domain ('decode'),
 // 'domain:text' in a named one.
 std::string DisplayName(const Stage& stage);

@@ -17,6 +17,7 @@ inline constexpr std::string_view kKinetoFormat = "kineto-trace";
 class KinetoTraceImporter final : public Importer {
  public:
   [[nodiscard]] std::string_view format() const override { return kKinetoFormat; }
+  [[nodiscard]] bool writes_timeline() const override { return true; }
   Result<ImportResult> Import(const std::string& path, const ImportTarget& target) override;
 };
 

@@ -10,6 +10,7 @@ namespace kscope::import::ncu {
 class NcuDetailsCsvImporter : public Importer {
  public:
   [[nodiscard]] std::string_view format() const override { return "ncu-details-csv"; }
+  [[nodiscard]] bool writes_timeline() const override { return false; }
   Result<ImportResult> Import(const std::string& path, const ImportTarget& target) override;
 };
 

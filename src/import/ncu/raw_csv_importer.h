@@ -9,6 +9,7 @@ namespace kscope::import::ncu {
 class NcuRawCsvImporter : public Importer {
  public:
   [[nodiscard]] std::string_view format() const override { return "ncu-raw-csv"; }
+  [[nodiscard]] bool writes_timeline() const override { return false; }
   Result<ImportResult> Import(const std::string& path, const ImportTarget& target) override;
 };
 

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <memory>
 
+#include "import/ncu/rep_launch.h"
 #include "import/ncu/rep_wire.h"
 
 namespace kscope::import::ncu {
@@ -42,7 +42,7 @@ class Source {
 class FileSource : public Source {
  public:
   FileSource(FILE* f, uint64_t size) : f_(f), size_(size) {}
-  ~FileSource() override { std::fclose(f_); }
+  ~FileSource() override { (void)std::fclose(f_); }  // read only: nothing to lose
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
   bool Read(size_t n, std::string& out) override {
@@ -56,7 +56,7 @@ class FileSource : public Source {
   bool AtEnd() override {
     const int c = std::fgetc(f_);
     if (c == EOF) return true;
-    std::ungetc(c, f_);
+    (void)std::ungetc(c, f_);  // the byte fgetc just read: always goes back
     return false;
   }
   [[nodiscard]] int64_t Offset() const override { return offset_; }
@@ -98,80 +98,16 @@ class MemorySource : public Source {
   size_t size_;
 };
 
-// ProfileMetricValue: 1 string, 3 double, 5 uint64 (the kinds seen); other numbers are read
-// by their wire type.
-bool DecodeValue(std::string_view msg, RepValue& v) {
-  wire::Cursor c(msg);
-  while (auto f = c.Next()) {
-    switch (f->type) {
-      case wire::Type::kBytes:
-        v.kind = RepValue::Kind::kString;
-        v.s = f->data;
-        break;
-      case wire::Type::kFixed64:
-        v.kind = RepValue::Kind::kDouble;
-        v.d = f->AsDouble();
-        break;
-      case wire::Type::kFixed32:
-        v.kind = RepValue::Kind::kDouble;
-        v.d = std::bit_cast<float>(static_cast<uint32_t>(f->bits));
-        break;
-      case wire::Type::kVarint:
-        v.kind = RepValue::Kind::kUint;
-        v.u = f->bits;
-        break;
-    }
-  }
-  return !c.failed();
-}
-
-bool DecodeDim3(std::string_view msg, std::array<int64_t, 3>& out) {
-  wire::Cursor c(msg);
-  out = {0, 0, 0};
-  while (auto f = c.Next()) {
-    if (f->type == wire::Type::kVarint && f->number >= 1 && f->number <= 3) {
-      out[f->number - 1] = static_cast<int64_t>(f->bits & 0x7FFFFFFF);
-    }
-  }
-  return !c.failed();
-}
-
-// A rule message as ncu's details page prints it: "@section:ID:Title@" becomes the title,
-// "@url:Text:https://...@" becomes "Text (https://...)"; other text is kept as it is.
-std::string RenderRuleText(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    const size_t at = text.find('@');
-    out.append(text.substr(0, at));
-    if (at == std::string_view::npos) break;
-    text.remove_prefix(at);
-    const size_t end = text.find('@', 1);
-    const std::string_view inner = end == std::string_view::npos ? std::string_view{} : text.substr(1, end - 1);
-    const size_t colon = inner.find(':');
-    const std::string_view kind = inner.substr(0, colon);
-    const size_t second = colon == std::string_view::npos ? colon : inner.find(':', colon + 1);
-    if ((kind == "section" || kind == "url") && second != std::string_view::npos) {
-      const std::string_view a = inner.substr(colon + 1, second - colon - 1), b = inner.substr(second + 1);
-      if (kind == "section") {
-        out.append(b);
-      } else {
-        out.append(a).append(" (").append(b).append(")");
-      }
-      text.remove_prefix(end + 1);
-    } else {
-      out.push_back('@');
-      text.remove_prefix(1);
-    }
-  }
-  return out;
-}
-
 class Reader {
  public:
   Reader(Source& src, std::string where, const std::function<Status(const RepLaunch&)>& on_launch,
          RepInstances instances)
-      : src_(src), where_(std::move(where)), on_launch_(on_launch), instances_(instances) {}
+      : src_(src),
+        where_(std::move(where)),
+        on_launch_(on_launch),
+        decoder_(strings_, instances, [this](const std::string& what) { return Bad(what); }) {}
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
 
   Result<RepSummary> Run() {
     std::string head;
@@ -325,203 +261,17 @@ class Reader {
     l.host = host;
     const size_t slash = exe.rfind('/');
     l.process = slash == std::string_view::npos ? exe : exe.substr(slash + 1);
-    l.mangled = l.function = l.demangled = {};
-    l.grid = l.block = {0, 0, 0};
-    l.nvtx.clear();
-    l.metrics.clear();
-    l.rules.clear();
-    wire::Cursor c(msg);
-    while (auto f = c.Next()) {
-      const bool bytes = f->type == wire::Type::kBytes;
-      switch (f->number) {
-        case 5:
-          if (bytes) l.mangled = f->data;
-          break;
-        case 6:
-          if (bytes) l.function = f->data;
-          break;
-        case 7:
-          if (bytes) l.demangled = f->data;
-          break;
-        case 10:
-          if (bytes && !DecodeDim3(f->data, l.grid)) return Bad("a launch's grid size is not a valid message");
-          break;
-        case 11:
-          if (bytes && !DecodeDim3(f->data, l.block)) return Bad("a launch's block size is not a valid message");
-          break;
-        case 13:
-          if (bytes) KSCOPE_RETURN_IF_ERROR(Metric(f->data));
-          break;
-        case 19:
-          if (bytes) KSCOPE_RETURN_IF_ERROR(Rule(f->data));
-          break;
-        case 21:
-          if (bytes) KSCOPE_RETURN_IF_ERROR(Nvtx(f->data));
-          break;
-        default: break;
-      }
-    }
-    if (c.failed()) return Bad(fmt::format("launch {} is not a valid message", l.id));
+    KSCOPE_RETURN_IF_ERROR(decoder_.Decode(msg, l));
     ++summary_.launches;
     return on_launch_(l);
-  }
-
-  Status Metric(std::string_view msg) {
-    RepMetric m;
-    bool named = false;
-    wire::Cursor c(msg);
-    while (auto f = c.Next()) {
-      if (f->number == 1 && f->type == wire::Type::kVarint) {
-        if (f->bits >= strings_.size()) {
-          return Bad(fmt::format("a metric names string #{} of a table of {}", f->bits, strings_.size()));
-        }
-        m.name = strings_[static_cast<size_t>(f->bits)];
-        named = true;
-      } else if (f->number == 2 && f->type == wire::Type::kBytes) {
-        if (!DecodeValue(f->data, m.value)) return Bad("a metric value is not a valid message");
-      } else if (f->number == 3 && f->type == wire::Type::kBytes) {
-        m.instanced = true;
-        if (instances_ == RepInstances::kSkip) continue;
-        RepInstance inst;
-        wire::Cursor ic(f->data);
-        while (auto g = ic.Next()) {
-          if (g->type != wire::Type::kBytes) continue;
-          if (g->number == 1 && !DecodeValue(g->data, inst.key)) return Bad("a metric instance is not valid");
-          if (g->number == 2 && !DecodeValue(g->data, inst.value)) return Bad("a metric instance is not valid");
-        }
-        if (ic.failed()) return Bad("a metric instance is not a valid message");
-        m.instances.push_back(inst);
-      }
-    }
-    if (c.failed() || !named) return Bad("a metric entry is not a valid message");
-    launch_.metrics.push_back(std::move(m));
-    return Status::Ok();
-  }
-
-  // A rule's result: 1 rule id, 4 section id, 3 results; a result's field 1 holds messages
-  // (1, repeated: 1 text, 2 type) and the estimated speedup (10: 1 type, 2 percent).
-  Status Rule(std::string_view msg) {
-    std::string_view rule, section;
-    std::vector<std::string_view> results;
-    wire::Cursor c(msg);
-    while (auto f = c.Next()) {
-      if (f->type != wire::Type::kBytes) continue;
-      if (f->number == 1) rule = f->data;
-      if (f->number == 4) section = f->data;
-      if (f->number == 3) results.push_back(f->data);
-    }
-    if (c.failed()) return Bad("a rule result is not a valid message");
-    for (std::string_view result : results) {
-      wire::Cursor rc(result);
-      while (auto body = rc.Next()) {
-        if (body->number != 1 || body->type != wire::Type::kBytes) continue;
-        std::vector<std::pair<std::string_view, uint64_t>> messages;
-        std::string speedup_type;
-        std::optional<double> speedup;
-        wire::Cursor bc(body->data);
-        while (auto g = bc.Next()) {
-          if (g->type != wire::Type::kBytes) continue;
-          wire::Cursor mc(g->data);
-          if (g->number == 1) {
-            std::pair<std::string_view, uint64_t> m{{}, 0};
-            while (auto h = mc.Next()) {
-              if (h->number == 1 && h->type == wire::Type::kBytes) m.first = h->data;
-              if (h->number == 2 && h->type == wire::Type::kVarint) m.second = h->bits;
-            }
-            messages.push_back(m);
-          } else if (g->number == 10) {
-            while (auto h = mc.Next()) {
-              if (h->number == 1 && h->type == wire::Type::kVarint) {
-                speedup_type = h->bits == 1 ? "local" : h->bits == 2 ? "global" : fmt::format("type {}", h->bits);
-              }
-              if (h->number == 2 && h->type == wire::Type::kFixed64) speedup = h->AsDouble();
-            }
-          }
-          if (mc.failed()) return Bad("a rule message is not a valid message");
-        }
-        if (bc.failed()) return Bad("a rule result is not a valid message");
-        for (const auto& [text, type] : messages) {
-          RepRule r;
-          r.section = section;
-          r.rule = rule;
-          r.type = type == 1 ? "INF" : type == 4 ? "OPT" : fmt::format("type {}", type);
-          r.text = RenderRuleText(text);
-          r.speedup_type = speedup_type;
-          r.speedup = speedup;
-          launch_.rules.push_back(std::move(r));
-        }
-      }
-      if (rc.failed()) return Bad("a rule result is not a valid message");
-    }
-    return Status::Ok();
-  }
-
-  // The NVTX state at the launch: domains (id, name) and per thread its push/pop stacks.
-  Status Nvtx(std::string_view msg) {
-    std::vector<std::pair<uint64_t, std::string_view>> domains;
-    std::vector<std::string_view> threads;
-    wire::Cursor c(msg);
-    while (auto f = c.Next()) {
-      if (f->type != wire::Type::kBytes) continue;
-      if (f->number == 1) {
-        std::pair<uint64_t, std::string_view> d{0, {}};
-        wire::Cursor dc(f->data);
-        while (auto g = dc.Next()) {
-          if (g->number == 1 && g->type == wire::Type::kVarint) d.first = g->bits;
-          if (g->number == 2 && g->type == wire::Type::kBytes) d.second = g->data;
-        }
-        if (dc.failed()) return Bad("an NVTX domain is not a valid message");
-        domains.push_back(d);
-      } else if (f->number == 2) {
-        threads.push_back(f->data);
-      }
-    }
-    if (c.failed()) return Bad("a launch's NVTX state is not a valid message");
-    for (std::string_view t : threads) KSCOPE_RETURN_IF_ERROR(NvtxThread(t, domains));
-    return Status::Ok();
-  }
-
-  Status NvtxThread(std::string_view msg, const std::vector<std::pair<uint64_t, std::string_view>>& domains) {
-    uint64_t tid = 0;
-    std::string ranges;
-    wire::Cursor c(msg);
-    while (auto f = c.Next()) {
-      if (f->number == 1 && f->type == wire::Type::kVarint) tid = f->bits;
-      if (f->number != 2 || f->type != wire::Type::kBytes) continue;
-      uint64_t domain = 0;
-      std::vector<std::string_view> names;
-      wire::Cursor sc(f->data);
-      while (auto g = sc.Next()) {
-        if (g->number == 1 && g->type == wire::Type::kVarint) domain = g->bits;
-        if (g->number != 3 || g->type != wire::Type::kBytes) continue;
-        wire::Cursor rc(g->data);
-        while (auto r = rc.Next()) {
-          if (r->number == 1 && r->type == wire::Type::kBytes) names.push_back(r->data);
-        }
-        if (rc.failed()) return Bad("an NVTX range is not a valid message");
-      }
-      if (sc.failed()) return Bad("an NVTX range stack is not a valid message");
-      std::string_view domain_name;
-      for (const auto& [id, name] : domains) {
-        if (id == domain) domain_name = name;
-      }
-      for (std::string_view n : names) {
-        ranges += fmt::format("\"{}:{}:none:none:none:none:none:none\" ", domain_name, n);
-      }
-    }
-    if (c.failed()) return Bad("an NVTX thread entry is not a valid message");
-    if (ranges.empty()) return Status::Ok();
-    if (!launch_.nvtx.empty()) launch_.nvtx += ' ';
-    launch_.nvtx += fmt::format("{}  {}", tid, ranges);
-    return Status::Ok();
   }
 
   Source& src_;
   std::string where_;
   const std::function<Status(const RepLaunch&)>& on_launch_;
-  RepInstances instances_;
   std::deque<std::string> strings_;  // the string table, growing block by block; stable addresses
   size_t strings_bytes_ = 0;         // their bytes, against kMaxTableStrings
+  RepLaunchDecoder decoder_;         // after strings_, which it reads
   std::string payload_;
   RepLaunch launch_;
   RepSummary summary_;

@@ -13,6 +13,7 @@ class NcuReportImporter : public Importer {
  public:
   explicit NcuReportImporter(std::shared_ptr<capture::NcuTool> ncu) : ncu_(std::move(ncu)) {}
   [[nodiscard]] std::string_view format() const override { return "ncu-rep"; }
+  [[nodiscard]] bool writes_timeline() const override { return false; }
   Result<ImportResult> Import(const std::string& path, const ImportTarget& target) override;
 
  private:

@@ -9,6 +9,7 @@ namespace kscope::import::nsys {
 class NsysSqliteImporter final : public Importer {
  public:
   [[nodiscard]] std::string_view format() const override { return "nsys-sqlite"; }
+  [[nodiscard]] bool writes_timeline() const override { return true; }
   Result<ImportResult> Import(const std::string& path, const ImportTarget& target) override;
 };
 
