@@ -4,9 +4,10 @@
 # `kscope profile` with its defaults: its nsys export and the ncu report of its deep pass
 # (91% of the steady kernel time with deep metrics and FLOP counters; tests/data/zoo/README.md).
 # Imports both as one run, lists it, prints nsys's reports, the profiled kernels and one
-# kernel's evidence (and, from the devset's Llama run, a kernel's warp-stall breakdown), shows the ncu command kscope profile would run for the decode stage, and
-# ends with the run's report (terminal, report.md/.json/.html in build/demo/report-gpt2_infer/),
-# MFU per stage from the model description zoo/models/gpt2_infer.yaml.
+# kernel's evidence (and, from the devset's Llama run, a kernel's warp-stall breakdown), shows
+# the ncu command kscope profile would run for the decode stage, and ends with the run's report
+# (terminal, report.md/.json/.html in build/demo/report-gpt2_infer/), MFU per stage from the
+# model description zoo/models/gpt2_infer.yaml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset release
