@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git time
-  libsqlite3-dev sqlite3 libzstd-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  libsqlite3-dev sqlite3 libzstd-dev zstd libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libcsv-dev libyaml-cpp-dev rapidjson-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm clang-format clang-tidy

@@ -29,11 +29,26 @@ struct AtlasArgs {
 // The tables of each view, in the order of kViews.
 constexpr const char* kViews[] = {"popularity", "performance", "correlates", "signals"};
 
-std::vector<report::Table> ViewTables(const std::string& view, const analysis::atlas::Atlas& atlas) {
-  if (view == "popularity") return {report::AtlasPopularityTable(atlas)};
-  if (view == "performance") return {report::AtlasPerformanceTable(atlas)};
-  if (view == "correlates") return {report::AtlasCorrelatesTable(atlas), report::AtlasOutliersTable(atlas)};
-  return {report::AtlasSignalsTable(atlas), report::AtlasSignalFamiliesTable(atlas)};
+// A view's table and the line the terminal prints when it has no rows.
+struct ViewTable {
+  report::Table table;
+  std::string empty;
+};
+
+std::vector<ViewTable> ViewTables(const std::string& view, const analysis::atlas::Atlas& atlas) {
+  if (view == "popularity")
+    return {{report::AtlasPopularityTable(atlas), "none: the selected runs launched no kernel"}};
+  if (view == "performance") {
+    return {{report::AtlasPerformanceTable(atlas),
+             "none: no selected run has ncu results (kscope profile, or kscope import --run N REPORT.ncu-rep)"}};
+  }
+  if (view == "correlates") {
+    return {{report::AtlasCorrelatesTable(atlas),
+             "none: no profiled launch has its % of roof or SM throughput with its launch parameters (ncu data)"},
+            {report::AtlasOutliersTable(atlas), "none: no launch configuration is far below its family's median"}};
+  }
+  return {{report::AtlasSignalsTable(atlas), "none: no signal has the metrics it needs"},
+          {report::AtlasSignalFamiliesTable(atlas), "none: no family shows a signal"}};
 }
 
 Result<analysis::atlas::RunFilter> ToFilter(const AtlasArgs& a) {
@@ -78,11 +93,12 @@ int Run(const AtlasArgs& a, const GlobalOptions& global) {
   bool first = true;
   for (const char* view : kViews) {
     if (!a.views.empty() && std::find(a.views.begin(), a.views.end(), view) == a.views.end()) continue;
-    for (auto& table : ViewTables(view, *atlas)) {
+    for (auto& [table, empty] : ViewTables(view, *atlas)) {
       if (!first) std::cout << "\n";
       first = false;
       if (format == report::Format::kTable) report::ShortenShapes(table);
       report::Write(table, format, std::cout);
+      if (format == report::Format::kTable && table.rows.empty()) std::cout << empty << "\n";
     }
   }
   return 0;

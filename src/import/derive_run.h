@@ -37,7 +37,7 @@ struct PlannedLaunches {
   std::vector<int64_t> profiled_rows;
   // A node of a job imported as one run: the nsys export whose kernel rows profiled_rows count
   // from (its rows follow those of the nodes before it); "": the run's first kernel.
-  std::string rows_of;
+  std::string rows_of{};
 };
 
 // How the launches of one ncu file were linked.

@@ -44,10 +44,6 @@ Result<std::map<std::string, std::string>> ReferencesOf(sql::Db& db, const std::
   return refs;
 }
 
-bool HasColumn(const std::vector<Column>& cols, std::string_view name) {
-  return std::any_of(cols.begin(), cols.end(), [&](const Column& c) { return c.name == name; });
-}
-
 bool HasOwnIds(const std::string& table, const std::vector<Column>& cols) {
   return table != "run" &&
          std::any_of(cols.begin(), cols.end(), [](const Column& c) { return c.name == "id" && c.integer_key; });

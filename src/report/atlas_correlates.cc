@@ -106,13 +106,17 @@ void ShortenShapes(Table& t) {
 nlohmann::json AtlasCorrelatesJson(const Atlas& atlas) {
   using nlohmann::json;
   json out = json::array();
+  const std::map<std::string, std::string> short_names = AtlasShortNames(atlas);
   for (const auto& r : atlas.correlates) {
     json row{{"family", r.family},
              {"library", r.library},
              {"figure", FigureName(r.figure)},
              {"launches", r.launches},
              {"median", r.median}};
-    if (atlas.grouping == Grouping::kKernel) row["kernel"] = r.key;
+    if (atlas.grouping == Grouping::kKernel) {
+      row["kernel"] = r.key;
+      row["short_name"] = short_names.at(r.key);
+    }
     row["bins"] = json::array();
     for (const auto& b : r.bins) {
       row["bins"].push_back({{"parameter", ParameterName(b.parameter)},

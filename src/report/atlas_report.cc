@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "analysis/names/short_names.h"
+
 namespace kscope::report {
 
 namespace {
@@ -97,9 +99,22 @@ Table AtlasPerformanceTable(const Atlas& atlas) {
   return t;
 }
 
+std::map<std::string, std::string> AtlasShortNames(const Atlas& atlas) {
+  if (atlas.grouping != Grouping::kKernel) return {};
+  std::vector<std::string> keys;
+  for (const auto& p : atlas.popularity) keys.push_back(p.key);
+  for (const auto& p : atlas.performance) keys.push_back(p.key);
+  for (const auto& c : atlas.correlates) keys.push_back(c.key);
+  const std::vector<std::string> shorts = analysis::ShortKernelNames(keys);
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < keys.size(); ++i) out.emplace(keys[i], shorts[i]);
+  return out;
+}
+
 nlohmann::json AtlasJson(const Atlas& atlas) {
   using nlohmann::json;
   const bool by_kernel = atlas.grouping == Grouping::kKernel;
+  const std::map<std::string, std::string> short_names = AtlasShortNames(atlas);
   json out{{"kscope_atlas", 1}, {"grouping", by_kernel ? "kernel" : "family"}, {"models", atlas.models}};
   out["runs"] = json::array();
   for (const auto& r : atlas.runs) {
@@ -114,6 +129,7 @@ nlohmann::json AtlasJson(const Atlas& atlas) {
     json row{{"family", p.family},     {"library", p.library},         {"models", p.models},  {"runs", p.runs},
              {"launches", p.launches}, {"gpu_time_ns", p.gpu_time_ns}, {"share", p.share_pct}};
     if (by_kernel) row["kernel"] = p.key;
+    if (by_kernel) row["short_name"] = short_names.at(p.key);
     out["popularity"].push_back(std::move(row));
   }
   out["performance"] = json::array();
@@ -132,6 +148,7 @@ nlohmann::json AtlasJson(const Atlas& atlas) {
              {"classes", p.classes},
              {"top_stalls", p.top_stalls}};
     if (by_kernel) row["kernel"] = p.key;
+    if (by_kernel) row["short_name"] = short_names.at(p.key);
     out["performance"].push_back(std::move(row));
   }
   out["correlates"] = AtlasCorrelatesJson(atlas);

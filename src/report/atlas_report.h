@@ -40,6 +40,9 @@ Table AtlasSignalsTable(const analysis::atlas::Atlas& atlas);
 Table AtlasSignalFamiliesTable(const analysis::atlas::Atlas& atlas);
 
 nlohmann::json AtlasCorrelatesJson(const analysis::atlas::Atlas& atlas);
+// By kernel: each row key's short name (analysis/names/short_names.h), unique over the
+// atlas's popularity, performance and correlates rows; by family, empty (families are unique).
+std::map<std::string, std::string> AtlasShortNames(const analysis::atlas::Atlas& atlas);
 nlohmann::json AtlasSignalsJson(const analysis::atlas::Atlas& atlas);
 
 // The whole atlas; docs/atlas.md describes its fields.

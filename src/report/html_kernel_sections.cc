@@ -40,7 +40,7 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
     table.rows.push_back({Num(std::to_string(k.rank)),
-                          Name(k.name),
+                          Kernel(k.short_name, k.name),
                           {k.family},
                           {k.library},
                           Num(CountText(k.launches)),
@@ -82,7 +82,7 @@ void WriteRooflineSection(const RunReport& report, std::ostream& out) {
   HtmlTable table(
       {"Kernel", "Family", "Precision", "Intensity (FLOP/byte)", "Achieved", "Peak", "% of roof", "Bottleneck"});
   for (const auto& p : points) {
-    table.rows.push_back({Name(p.kernel),
+    table.rows.push_back({Kernel(p.short_name, p.kernel),
                           {p.family},
                           {p.precision},
                           Num(DecimalText(p.intensity)),

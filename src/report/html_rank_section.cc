@@ -50,7 +50,7 @@ void WriteRankStages(const RunReport& report, std::ostream& out) {
                               Num(fmt::format("{:.1f}%", k.share_pct)),
                               duration(static_cast<double>(k.total_ns)),
                               Num(CountText(k.launches)),
-                              Name(k.base),
+                              Kernel(k.short_name, k.name),
                               {k.family}});
     }
   }

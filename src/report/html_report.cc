@@ -48,6 +48,7 @@ Status WriteHtmlReport(const RunReport& report, std::ostream& out) {
   WriteRunSection(clean, out);
   WriteIterationsSection(clean, out);
   WriteTopKernelsSection(clean, out);
+  WriteEvidenceSection(clean, out);
   WriteRooflineSection(clean, out);
   WriteStagesSection(clean, out);
   WriteRanksSection(clean, out);

@@ -27,6 +27,9 @@ void WriteFindings(const std::vector<analysis::Finding>& findings, std::ostream&
 void WriteRunSection(const RunReport& report, std::ostream& out);
 void WriteTopKernelsSection(const RunReport& report, std::ostream& out);
 void WriteRooflineSection(const RunReport& report, std::ostream& out);
+// Each profiled top kernel's class, what it rests on, and its stall breakdown
+// (html_evidence_section.cc).
+void WriteEvidenceSection(const RunReport& report, std::ostream& out);
 void WriteStagesSection(const RunReport& report, std::ostream& out);
 void WriteBottleneckMixSection(const RunReport& report, std::ostream& out);
 // A run of several ranks only: the per-rank table and the straggler.

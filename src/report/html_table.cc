@@ -10,10 +10,20 @@ namespace {
 const char* CellTag(HtmlCell::Kind kind) {
   switch (kind) {
     case HtmlCell::Kind::kNumber: return "<td class=\"num\">";
-    case HtmlCell::Kind::kName: return "<td class=\"name\">";
+    case HtmlCell::Kind::kName:
+    case HtmlCell::Kind::kKernel: return "<td class=\"name\">";
     case HtmlCell::Kind::kText: break;
   }
   return "<td>";
+}
+// A kernel's short name, its full name on hover (title) and when expanded (details).
+void WriteKernelCell(const HtmlCell& cell, std::ostream& out) {
+  if (cell.full == cell.text || cell.text.empty()) {  // no short name: the full one as it is
+    out << EscapeHtml(cell.full);
+    return;
+  }
+  out << "<details class=\"kernel\"><summary title=\"" << EscapeHtml(cell.full) << "\">" << EscapeHtml(cell.text)
+      << "</summary><code>" << EscapeHtml(cell.full) << "</code></details>";
 }
 }  // namespace
 
@@ -23,7 +33,15 @@ void WriteHtmlTable(const HtmlTable& table, std::ostream& out) {
   out << "</tr></thead>\n<tbody>\n";
   for (const auto& row : table.rows) {
     out << "<tr>";
-    for (const auto& cell : row) out << CellTag(cell.kind) << EscapeHtml(cell.text) << "</td>";
+    for (const auto& cell : row) {
+      out << CellTag(cell.kind);
+      if (cell.kind == HtmlCell::Kind::kKernel) {
+        WriteKernelCell(cell, out);
+      } else {
+        out << EscapeHtml(cell.text);
+      }
+      out << "</td>";
+    }
     out << "</tr>\n";
   }
   out << "</tbody>\n</table>\n";

@@ -9,13 +9,19 @@
 namespace kscope::report {
 
 struct HtmlCell {
-  enum class Kind { kText, kNumber, kName };  // kNumber: right-aligned; kName: a kernel name, monospace
+  // kNumber: right-aligned; kName: a name, monospace; kKernel: a kernel's short name (text)
+  // with its full name (full) on hover and on expand.
+  enum class Kind { kText, kNumber, kName, kKernel };
   std::string text;
   Kind kind = Kind::kText;
+  std::string full{};
 };
 
 inline HtmlCell Num(std::string text) { return {std::move(text), HtmlCell::Kind::kNumber}; }
 inline HtmlCell Name(std::string text) { return {std::move(text), HtmlCell::Kind::kName}; }
+inline HtmlCell Kernel(std::string short_name, std::string full_name) {
+  return {std::move(short_name), HtmlCell::Kind::kKernel, std::move(full_name)};
+}
 
 struct HtmlTable {
   explicit HtmlTable(std::vector<std::string> headings) : columns(std::move(headings)) {}

@@ -98,14 +98,18 @@ void WriteStageDetails(const StagePart& stage, std::ostream& out) {
   WriteFindings(stage.findings, out);
   HtmlTable table({"Kernel", "Family", "Launches", "GPU time", "Share of the stage", "Bottleneck"});
   for (const auto& k : stage.top_kernels) {
-    table.rows.push_back({Name(k.name),
+    table.rows.push_back({Kernel(k.short_name, k.name),
                           {k.family},
                           Num(CountText(k.launches)),
                           Num(Duration(k.total_ns)),
                           Num(PercentText(k.share_pct)),
                           {BottleneckText(k.bottleneck.value_or(""))}});
   }
-  if (!stage.top_kernels.empty()) WriteHtmlTable(table, out);
+  if (stage.top_kernels.empty()) {
+    out << "<p class=\"empty\">No kernels: nothing the stage's thread launched while it was open ran a kernel.</p>\n";
+  } else {
+    WriteHtmlTable(table, out);
+  }
   out << "</details>\n";
 }
 
@@ -116,7 +120,13 @@ std::string Offset(int64_t ns, int64_t start) {
 
 void WriteGaps(const TimelinePart& timeline, std::ostream& out) {
   const std::vector<analysis::Gap>& gaps = timeline.diagnosis.largest_gaps;
-  if (gaps.empty()) return;
+  if (gaps.empty()) {
+    if (!timeline.diagnosis.bins.empty()) {
+      out << "<p class=\"empty\">No idle gaps to list: the GPU was never idle for as long as timeline.min_gap_us "
+             "between its operations.</p>\n";
+    }
+    return;
+  }
   HtmlTable gap_table({"Idle gap from", "Duration", "Host CUDA calls in it"});
   for (const auto& g : gaps) {
     std::string host;

@@ -181,7 +181,7 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
   add("Achieved / theoretical occupancy (%)",
       fmt::format("{} / {}", OptText(e.achieved_occupancy_pct), OptText(e.theoretical_occupancy_pct)));
   if (!e.occupancy_limiter.empty()) add("Occupancy limited by", e.occupancy_limiter);
-  for (const auto& s : e.top_stalls) {
+  for (const auto& s : e.stalls) {
     add("Stall: " + s.reason,
         fmt::format("{} ({:.1f}% of the measured stalls)", analysis::StallValueText(e.stall_form, s.value), s.share));
   }

@@ -8,6 +8,7 @@
 #include "report/nsys_numbers.h"
 #include "report/report_text_iterations.h"
 #include "report/report_text_ranks.h"
+#include "report/report_text_stalls.h"
 #include "report/table.h"
 
 namespace kscope::report {
@@ -120,14 +121,13 @@ Table KernelsTable(const RunReport& r, size_t name_width) {
   Table t;
   t.title = "Top kernels by GPU time (nsys)";
   t.columns = {"#",     "Time %", "Time (ms)", "Launches", "Kernel", "Family",    "Library",
-               "Class", "SM %",   "DRAM %",    "L1 hit",   "L2 hit", "Occupancy", "Top stall"};
+               "Class", "SM %",   "DRAM %",    "L1 hit",   "L2 hit", "Occupancy", "Top stalls"};
   for (const auto& k : r.top_kernels) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
-    t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Short(k.base, name_width), k.family,
-                      k.library, k.verdict ? v.bottleneck : "-", Given(v.sm_pct), Given(v.dram_pct),
-                      Given(v.l1_hit_pct), Given(v.l2_hit_pct), Given(v.achieved_occupancy_pct),
-                      v.top_stall.empty() ? "-" : v.top_stall});
+    t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Short(k.short_name, name_width),
+                      k.family, k.library, k.verdict ? v.bottleneck : "-", Given(v.sm_pct), Given(v.dram_pct),
+                      Given(v.l1_hit_pct), Given(v.l2_hit_pct), Given(v.achieved_occupancy_pct), TopStallsText(v)});
   }
   return t;
 }
@@ -207,6 +207,7 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   for (const auto& n : r.notes) out << "note: " << n << "\n";
   WriteIterationsSummary(r, out);
   out << "\nFindings (whole run)\n";
+  if (r.timeline.diagnosis.findings.empty()) out << "  none: no idle, launch-bound or copy time past its threshold\n";
   for (const auto& f : r.timeline.diagnosis.findings) {
     out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", f.title, f.size, f.fix);
   }
@@ -249,11 +250,10 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   }
   out << "\n";
   WriteText(KernelsTable(r, 48), out);
+  WriteTerminalStalls(r, out);
   out << "\n";
   WriteText(MixTable(r), out);
 }
-
-namespace {
 
 void WriteMarkdownTable(const Table& t, std::ostream& out) {
   out << "| ";
@@ -268,6 +268,8 @@ void WriteMarkdownTable(const Table& t, std::ostream& out) {
   }
   out << "\n";
 }
+
+namespace {
 
 void WriteMarkdownFindings(const std::vector<analysis::Finding>& findings, std::string_view size_suffix,
                            std::ostream& out) {
@@ -320,24 +322,39 @@ void WriteMarkdownStage(const StagePart& st, std::ostream& out) {
   WriteMarkdownInstances(st, out);
   WriteMarkdownMfu(st.mfu, out);
   if (st.gpu_metrics) out << "- " << MarkdownText(SampledLine(*st.gpu_metrics)) << "\n";
+  if (st.top_kernels.empty()) {
+    out << "\nNo kernels: nothing the stage's thread launched while it was open ran a kernel.\n\n";
+    return;
+  }
   out << "\n| Kernel | Launches | Time (ms) | Share | Class |\n|---|---|---|---|---|\n";
   for (const auto& k : st.top_kernels) {
-    out << fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownText(k.name), k.launches, Ms(k.total_ns),
+    out << fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownText(k.short_name), k.launches, Ms(k.total_ns),
                        Pct(k.share_pct), OrDash(k.bottleneck));
   }
   out << "\n";
 }
 
 void WriteMarkdownRoofline(const RooflinePart& roofline, std::ostream& out) {
-  out << "## Roofline\n\n| Kernel | Precision | FLOP/byte | FLOP/s | % of roof | Class |\n|---|---|---|---|---|---|\n";
+  out << "## Roofline\n\n";
+  if (roofline.points.empty()) {
+    out << "None: no launch of this run was profiled with ncu's FLOP and DRAM metrics (kscope profile, or ncu "
+           "results collected with --set roofline or full).\n";
+    return;
+  }
+  out << "| Kernel | Precision | FLOP/byte | FLOP/s | % of roof | Class |\n|---|---|---|---|---|---|\n";
   for (const auto& p : roofline.points) {
-    out << fmt::format("| {} | {} | {:.3f} | {} | {:.1f}% | {} |\n", MarkdownText(p.kernel), p.precision, p.intensity,
-                       Sci(p.achieved_flops), p.pct_of_roof, p.bottleneck);
+    out << fmt::format("| {} | {} | {:.3f} | {} | {:.1f}% | {} |\n", MarkdownText(p.short_name), p.precision,
+                       p.intensity, Sci(p.achieved_flops), p.pct_of_roof, p.bottleneck);
   }
 }
 
 void WriteMarkdownGaps(const TimelinePart& timeline, std::ostream& out) {
-  out << "\n## Largest idle gaps\n\n| Start (ms) | Length (ms) | Host activity |\n|---|---|---|\n";
+  out << "\n## Largest idle gaps\n\n";
+  if (timeline.diagnosis.largest_gaps.empty()) {
+    out << "None: the GPU was never idle for as long as timeline.min_gap_us between its operations.\n";
+    return;
+  }
+  out << "| Start (ms) | Length (ms) | Host activity |\n|---|---|---|\n";
   const auto t0 = static_cast<double>(timeline.start_ns);
   for (const auto& g : timeline.diagnosis.largest_gaps) {
     std::string host;
@@ -378,6 +395,7 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
   for (const auto& n : r.notes) out << "> " << MarkdownText(n) << "\n\n";
   WriteIterationsMarkdown(r, out);
   out << "## Findings\n\n";
+  if (r.timeline.diagnosis.findings.empty()) out << "None: no idle, launch-bound or copy time past its threshold.\n";
   WriteMarkdownFindings(r.timeline.diagnosis.findings, " of wall time", out);
   out << "\n## Stages\n\n";
   if (r.stages.empty()) {
@@ -401,9 +419,18 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
     }
   }
   out << "## Top kernels\n\n";
-  WriteMarkdownTable(KernelsTable(r, 1000), out);
+  if (r.top_kernels.empty()) {
+    out << "None: the run has no kernel launches.\n\n";
+  } else {
+    WriteMarkdownTable(KernelsTable(r, 1000), out);
+  }
   out << "## Bottleneck mix\n\n";
-  WriteMarkdownTable(MixTable(r), out);
+  if (r.bottleneck_mix.empty()) {
+    out << "None: the run has no kernel time.\n\n";
+  } else {
+    WriteMarkdownTable(MixTable(r), out);
+  }
+  WriteMarkdownEvidence(r, out);
   WriteMarkdownRoofline(r.roofline, out);
   WriteMarkdownGaps(r.timeline, out);
 }

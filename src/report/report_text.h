@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "report/run_report.h"
+#include "report/table.h"
 
 namespace kscope::report {
 
@@ -16,5 +17,8 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out);
 
 // For Markdown: &, <, > as entities and | escaped, so a kernel name stays text in a table.
 std::string MarkdownText(std::string_view s);
+
+// A table as Markdown, every cell through MarkdownText.
+void WriteMarkdownTable(const Table& t, std::ostream& out);
 
 }  // namespace kscope::report

@@ -97,7 +97,7 @@ Table RankKernelsTable(const RunReport& r) {
   for (const auto& rank : r.ranks) {
     for (const auto& k : rank.top_kernels) {
       t.rows.push_back({rank.rank.rank, k.rank, fmt::format("{:.1f}%", k.share_pct), Ms(k.total_ns), k.launches,
-                        Short(k.base, 48), k.family});
+                        Short(k.short_name, 48), k.family});
     }
   }
   return t;

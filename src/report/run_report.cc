@@ -11,11 +11,12 @@ namespace {
 
 // The run and its manifest; a run without its own GPU takes its timeline run's.
 RunPart Run(const store::RunInfo& run, const store::RunInfo& timeline) {
-  RunPart p{.id = run.id,
-            .manifest = run.manifest,
-            .status = run.status,
-            .imported_at = run.imported_at,
-            .timeline_run = timeline.id};
+  RunPart p;
+  p.id = run.id;
+  p.manifest = run.manifest;
+  p.status = run.status;
+  p.imported_at = run.imported_at;
+  p.timeline_run = timeline.id;
   if (!p.manifest.gpu && timeline.manifest.gpu && !timeline.manifest.gpu->empty())
     p.manifest.gpu = timeline.manifest.gpu;
   return p;
@@ -153,6 +154,7 @@ Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const anal
         "or kscope import --run " +
         std::to_string(run_id) + " REPORT.ncu-rep)");
   }
+  AddShortNames(r);
   return r;
 }
 

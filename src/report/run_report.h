@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernels/bottleneck.h"
 #include "analysis/options.h"
 #include "analysis/stages/stage_gpu_metrics.h"
 #include "analysis/stages/stage_mfu.h"
@@ -46,8 +47,8 @@ struct RunPart {
   int64_t timeline_run = 0;  // the run whose nsys data the report reads (TimelineRun)
   // "PyTorch profiler trace" when that run's timeline came from Kineto traces (its source
   // files' format, kineto-trace); unset for an nsys export.
-  std::optional<std::string> source;
-  std::optional<analysis::RunRank> rank;  // the report of this rank alone (--rank); none: of the run
+  std::optional<std::string> source{};
+  std::optional<analysis::RunRank> rank{};  // the report of this rank alone (--rank); none: of the run
 };
 
 // The run's totals: the whole timeline's and the ncu launches'.
@@ -70,12 +71,16 @@ struct TimelinePart {
 // each launch's duration.
 struct KernelVerdict {
   std::string bottleneck;
-  std::optional<double> achieved_occupancy_pct, sm_pct, dram_pct, l1_hit_pct, l2_hit_pct;
+  std::optional<double> achieved_occupancy_pct{}, sm_pct{}, dram_pct{}, l1_hit_pct{}, l2_hit_pct{};
   std::string top_stall;
-  std::string why;                     // the class's evidence in one sentence
-  std::vector<std::string> rests_on;   // the metrics the class rests on
-  std::optional<double> stalls_total;  // every measured stall reason together ...
-  std::string stall_unit;              // ... in "cycles/issue" or "% of active warps"
+  std::string why;                       // the class's evidence in one sentence
+  std::vector<std::string> rests_on;     // the metrics the class rests on
+  std::optional<double> stalls_total{};  // every measured stall reason together ...
+  std::string stall_unit;                // ... in "cycles/issue" or "% of active warps"
+  // The breakdown: every measured reason of the same launch, largest first, its value in
+  // stall_unit as ncu gives it and its share of stalls_total (% of the stalled warp cycles).
+  std::vector<analysis::Stall> stalls{};
+  std::string ncu_name{};  // the kernel's name as ncu gives it (of the launch group that decided the class)
   double profiled_ns = 0;
   int64_t profiled_launches = 0;
 };
@@ -83,10 +88,20 @@ struct KernelVerdict {
 // One of the run's top kernels by nsys's kernel time, with ncu's verdict when profiled.
 struct TopKernel {
   int64_t rank = 0;
-  std::string name, base, family, library;
+  std::string name{}, base{}, family{}, library{};
+  std::string short_name{};  // unique within the report (analysis/names/short_names.h)
   int64_t launches = 0, total_ns = 0;
   double avg_ns = 0, share_pct = 0;
-  std::optional<KernelVerdict> verdict;  // none when ncu did not profile it; figures not finite are absent
+  std::optional<KernelVerdict> verdict{};  // none when ncu did not profile it; figures not finite are absent
+};
+
+// A kernel ncu profiled, in the top kernels or not, with its verdict: what the evidence
+// views (report.md, report.html, the terminal's stall lines) show, by profiled time.
+struct ProfiledKernel {
+  std::string name;               // nsys's spelling where the run's timeline has it, else ncu's
+  std::string short_name{};       // unique within the report
+  std::optional<int64_t> rank{};  // its place among the top kernels, if it is one
+  KernelVerdict verdict{};
 };
 
 // Kernel time of one bottleneck class ("not profiled" for kernels without ncu data).
@@ -100,6 +115,7 @@ struct BottleneckShare {
 // A profiled kernel shape's mean position on the roofline, for one precision.
 struct RooflinePoint {
   std::string kernel, base, family;
+  std::string short_name{};  // of `kernel`, unique within the report
   std::array<int64_t, 3> grid{}, block{};
   int64_t launches = 0;
   std::string precision;
@@ -121,6 +137,7 @@ struct RooflinePart {
 // One of a stage's five largest kernels.
 struct StageKernelRow {
   std::string name, family;
+  std::string short_name{};  // unique within the report
   int64_t launches = 0, total_ns = 0;
   double share_pct = 0;                   // of the stage's kernel time
   std::optional<std::string> bottleneck;  // absent when ncu did not profile it
@@ -143,20 +160,20 @@ struct BackwardPart {
 struct StagePart {
   int id = 0;
   std::string name, display_name, text, domain, style;
-  std::optional<int> parent;
+  std::optional<int> parent{};
   int depth = 0;
   int64_t instances = 0, range_ns = 0, proj_instances = 0, proj_range_ns = 0, proj_ns = 0, gpu_ops = 0;
   int64_t ops = 0, kernels = 0, kernel_ns = 0, memops = 0, memop_ns = 0;
-  OtherThreadsPart other_threads;
-  std::optional<BackwardPart> backward_of_forward;
-  analysis::StageSteady steady;
+  OtherThreadsPart other_threads{};
+  std::optional<BackwardPart> backward_of_forward{};
+  analysis::StageSteady steady{};
   int64_t gpu_busy_ns = 0;
   double gpu_busy_pct = 0, median_kernel_us = 0, launches_per_s = 0;
-  std::vector<StageKernelRow> top_kernels;
-  analysis::StageMfu mfu;
+  std::vector<StageKernelRow> top_kernels{};
+  analysis::StageMfu mfu{};
   // nsys's GPU metrics sampled over the steady windows (absent: the run has none).
-  std::optional<analysis::SampledGpuMetrics> gpu_metrics;
-  std::vector<analysis::Finding> findings;
+  std::optional<analysis::SampledGpuMetrics> gpu_metrics{};
+  std::vector<analysis::Finding> findings{};
 };
 
 // A stage as one rank ran it, on its own GPU: its instances there, the first one's and the
@@ -192,6 +209,7 @@ struct RunReport {
   TimelinePart timeline;
   std::vector<StagePart> stages;
   std::vector<TopKernel> top_kernels;
+  std::vector<ProfiledKernel> profiled;  // every profiled kernel, most profiled time first
   std::vector<BottleneckShare> bottleneck_mix;
   RooflinePart roofline;
   std::vector<std::string> notes;  // what the numbers leave out, one sentence each
@@ -204,6 +222,10 @@ struct RunReport {
   std::vector<analysis::RunPhase> phases;   // empty without a loop or stages
   WorkloadPart workload;
 };
+
+// Gives every kernel the report names (top kernels, stages' and ranks' top kernels, roofline
+// points, profiled kernels) its short name, unique over the whole report: one name, one short name.
+void AddShortNames(RunReport& report);
 
 // `rank`: the report of that rank alone (every figure from its process's events: RankSelection);
 // a rank the run does not have is an error naming those it has.

@@ -61,6 +61,7 @@ void Clean(StagePart& s) {
   }
   for (auto& k : s.top_kernels) {
     Clean(k.name);
+    Clean(k.short_name);
     Clean(k.family);
     Clean(k.bottleneck);
   }
@@ -68,18 +69,20 @@ void Clean(StagePart& s) {
   Clean(s.findings);
 }
 
+void Clean(KernelVerdict& v) {
+  for (std::string* s : {&v.bottleneck, &v.top_stall, &v.why, &v.stall_unit, &v.ncu_name}) Clean(*s);
+  Clean(v.rests_on);
+  for (auto& s : v.stalls) Clean(s.reason);
+}
+
 void Clean(TopKernel& k) {
-  for (std::string* s : {&k.name, &k.base, &k.family, &k.library}) Clean(*s);
-  if (!k.verdict) return;
-  for (std::string* s : {&k.verdict->bottleneck, &k.verdict->top_stall, &k.verdict->why, &k.verdict->stall_unit}) {
-    Clean(*s);
-  }
-  Clean(k.verdict->rests_on);
+  for (std::string* s : {&k.name, &k.short_name, &k.base, &k.family, &k.library}) Clean(*s);
+  if (k.verdict) Clean(*k.verdict);
 }
 
 void Clean(RooflinePart& roofline) {
   for (auto& p : roofline.points) {
-    for (std::string* s : {&p.kernel, &p.base, &p.family, &p.precision, &p.bottleneck}) Clean(*s);
+    for (std::string* s : {&p.kernel, &p.short_name, &p.base, &p.family, &p.precision, &p.bottleneck}) Clean(*s);
   }
   for (auto& r : roofline.roofs) Clean(r.precision);
 }
@@ -92,6 +95,11 @@ RunReport ForDisplay(const RunReport& report) {
   Clean(r.timeline);
   for (auto& s : r.stages) Clean(s);
   for (auto& k : r.top_kernels) Clean(k);
+  for (auto& p : r.profiled) {
+    Clean(p.name);
+    Clean(p.short_name);
+    Clean(p.verdict);
+  }
   for (auto& m : r.bottleneck_mix) Clean(m.bottleneck);
   Clean(r.roofline);
   Clean(r.notes);

@@ -187,6 +187,7 @@ json StageKernelsJson(const std::vector<StageKernelRow>& kernels) {
   json top = json::array();
   for (const auto& k : kernels) {
     top.push_back({{"name", k.name},
+                   {"short_name", k.short_name},
                    {"family", k.family},
                    {"launches", k.launches},
                    {"total_ns", k.total_ns},
@@ -243,13 +244,13 @@ json StageJson(const StagePart& s) {
 }
 
 json TopKernelJson(const TopKernel& k) {
-  json j{{"rank", k.rank},         {"name", k.name},         {"base", k.base},
-         {"family", k.family},     {"library", k.library},   {"launches", k.launches},
-         {"total_ns", k.total_ns}, {"avg_ns", k.avg_ns},     {"share_pct", k.share_pct},
-         {"bottleneck", json()},   {"sm_pct", json()},       {"dram_pct", json()},
-         {"l1_hit_pct", json()},   {"l2_hit_pct", json()},   {"achieved_occupancy_pct", json()},
-         {"top_stall", json()},    {"stalls_total", json()}, {"stall_unit", json()},
-         {"why", json()},          {"rests_on", json()}};
+  json j{
+      {"rank", k.rank},      {"name", k.name},           {"base", k.base},         {"short_name", k.short_name},
+      {"family", k.family},  {"library", k.library},     {"launches", k.launches}, {"total_ns", k.total_ns},
+      {"avg_ns", k.avg_ns},  {"share_pct", k.share_pct}, {"bottleneck", json()},   {"sm_pct", json()},
+      {"dram_pct", json()},  {"l1_hit_pct", json()},     {"l2_hit_pct", json()},   {"achieved_occupancy_pct", json()},
+      {"top_stall", json()}, {"stalls_total", json()},   {"stall_unit", json()},   {"why", json()},
+      {"rests_on", json()},  {"stalls", json()}};
   if (!k.verdict) return j;
   const KernelVerdict& v = *k.verdict;
   j["bottleneck"] = v.bottleneck;
@@ -263,6 +264,7 @@ json TopKernelJson(const TopKernel& k) {
   j["stall_unit"] = NonEmpty(v.stall_unit);
   j["why"] = v.why;
   j["rests_on"] = v.rests_on;
+  j["stalls"] = StallsJson(v.stalls);
   return j;
 }
 
@@ -285,6 +287,7 @@ json RooflineJson(const RooflinePart& r) {
   json points = json::array();
   for (const auto& p : r.points) {
     points.push_back({{"kernel", p.kernel},
+                      {"short_name", p.short_name},
                       {"base", p.base},
                       {"family", p.family},
                       {"grid", p.grid},
@@ -445,6 +448,7 @@ json ToJson(const RunReport& report) {
               {"timeline", TimelineJson(report.timeline)},
               {"stages", stages},
               {"top_kernels", KernelsJson(report.top_kernels)},
+              {"profiled_kernels", ProfiledKernelsJson(report.profiled)},
               {"bottleneck_mix", MixJson(report.bottleneck_mix)},
               {"roofline", RooflineJson(report.roofline)},
               {"notes", report.notes}};

@@ -67,6 +67,8 @@ std::map<std::string, KernelVerdict> Verdicts(const std::vector<analysis::NcuLau
       v.why = d.why;
       v.rests_on = d.basis;
       v.stalls_total = d.evidence.stall_total;
+      v.stalls = d.evidence.stalls;
+      v.ncu_name = g.key.name;
       v.stall_unit = !d.evidence.stall_total                                   ? ""
                      : d.evidence.stall_form == analysis::StallForm::kPerIssue ? "cycles/issue"
                                                                                : "% of active warps";
@@ -94,6 +96,22 @@ KernelVerdict ReportedVerdict(KernelVerdict v) {
   return v;
 }
 
+// Every profiled kernel by profiled time, named as nsys names it where the timeline has it.
+void AddProfiled(const std::map<std::string, KernelVerdict>& verdicts,
+                 const std::map<std::string, std::pair<std::string, int64_t>>& nsys_of, RunReport& out) {
+  for (const auto& [key, v] : verdicts) {
+    ProfiledKernel p{.name = v.ncu_name, .verdict = ReportedVerdict(v)};
+    if (auto it = nsys_of.find(key); it != nsys_of.end()) {
+      p.name = it->second.first;
+      if (it->second.second <= 20) p.rank = it->second.second;
+    }
+    out.profiled.push_back(std::move(p));
+  }
+  std::stable_sort(out.profiled.begin(), out.profiled.end(), [](const ProfiledKernel& a, const ProfiledKernel& b) {
+    return a.verdict.profiled_ns > b.verdict.profiled_ns;
+  });
+}
+
 }  // namespace
 
 Status AddKernels(store::Store& store, int64_t timeline_run, const analysis::RankSelection* rank,
@@ -104,10 +122,12 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const analysis::Ran
   int64_t all_ns = 0;
   for (const auto& r : rows) all_ns += r.total;
   auto pct = [&](double ns) { return all_ns > 0 ? 100.0 * ns / static_cast<double>(all_ns) : 0.0; };
-  std::map<std::string, std::pair<int64_t, int64_t>> mix;  // class -> (ns, kernels)
+  std::map<std::string, std::pair<int64_t, int64_t>> mix;          // class -> (ns, kernels)
+  std::map<std::string, std::pair<std::string, int64_t>> nsys_of;  // match key -> (nsys name, rank)
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     const auto id = analysis::IdentifyKernel(r.name);
+    nsys_of.emplace(analysis::KernelMatchKey(r.name), std::pair(r.name, static_cast<int64_t>(i + 1)));
     auto v = verdicts.find(analysis::KernelMatchKey(r.name));
     const std::string cls = v == verdicts.end() ? "not profiled" : v->second.bottleneck;
     mix[cls].first += r.total;
@@ -125,6 +145,7 @@ Status AddKernels(store::Store& store, int64_t timeline_run, const analysis::Ran
          .share_pct = pct(static_cast<double>(r.total)),
          .verdict = v == verdicts.end() ? std::nullopt : std::optional(ReportedVerdict(v->second))});
   }
+  AddProfiled(verdicts, nsys_of, out);
   std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(mix.begin(), mix.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second.first > b.second.first; });

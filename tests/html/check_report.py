@@ -11,6 +11,8 @@ Fails (exit 1, one line per problem) when:
   holds other text, or the page holds an element that the page itself does not write (what
   an unescaped name would inject);
 - hovering the first bar of the top kernels does not show that kernel's whole name;
+- a kernel cell does not show the report's short name with the full name on hover and on
+  expand, or the top kernels chart's labels repeat or are not the short names;
 - the report embedded in the page differs from --json.
 Writes a screenshot of the whole page to --screenshot.
 """
@@ -19,6 +21,7 @@ import argparse
 import base64
 import json
 import pathlib
+import re
 import sys
 import time
 
@@ -44,10 +47,21 @@ PAGE_FACTS = """(() => {
             x: box.left + scrollX, y: box.top + scrollY, width: box.width, height: box.height};
   });
   const tags = [...new Set([...document.querySelectorAll('*')].map(e => e.tagName.toLowerCase()))];
-  const cells = [...document.querySelectorAll('td')].map(e => e.textContent);
-  const nameCells = [...document.querySelectorAll('td.name')].map(e => e.textContent);
+  // A kernel cell shows its short name (summary, the full name as its title) and holds the
+  // full name for when it is expanded (code); a cell's text is that full name.
+  const full = (e) => { const code = e.querySelector('details.kernel > code'); return code ? code.textContent : e.textContent; };
+  const cells = [...document.querySelectorAll('td')].map(full);
+  const nameCells = [...document.querySelectorAll('td.name')].map(full);
+  const kernelCells = [...document.querySelectorAll('td.name details.kernel')].map(d => {
+    const summary = d.querySelector('summary');
+    return {shown: summary.textContent, title: summary.getAttribute('title') || '', full: full(d.parentElement),
+            open_height: d.getBoundingClientRect().height};
+  });
+  const labels = [...document.querySelectorAll('[data-chart="top-kernels"] .role-axis-label text')]
+    .map(e => e.textContent);
   const data = document.getElementById('kscope-report');
-  return {charts, tags, cells, name_cells: nameCells, data: data ? data.textContent : null,
+  return {charts, tags, cells, name_cells: nameCells, kernel_cells: kernelCells, top_kernel_labels: labels,
+          data: data ? data.textContent : null,
           width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight};
 })()"""
 
@@ -57,6 +71,7 @@ def kernel_names(report):
     for stage in report.get("stages") or []:
         names += [k.get("name") for k in stage.get("top_kernels") or []]
     names += [p.get("kernel") for p in (report.get("roofline") or {}).get("points") or []]
+    names += [k.get("name") for k in report.get("profiled_kernels") or []]
     return sorted({n for n in names if n})
 
 
@@ -141,6 +156,34 @@ def content_problems(facts, report):
             problems.append(f"kernel name not shown as a table cell's text: {name[:120]}")
     for cell in sorted(set(facts["name_cells"]) - set(names)):
         problems.append(f"a kernel name cell whose text is no kernel name of the report: {cell[:120]}")
+    return problems + short_name_problems(facts, json.loads(facts["data"]))
+
+
+def short_names(report):
+    """Full name -> short name, over every kernel the report names."""
+    pairs = [(k.get("name"), k.get("short_name")) for k in report.get("top_kernels") or []]
+    for stage in report.get("stages") or []:
+        pairs += [(k.get("name"), k.get("short_name")) for k in stage.get("top_kernels") or []]
+    pairs += [(p.get("kernel"), p.get("short_name")) for p in (report.get("roofline") or {}).get("points") or []]
+    pairs += [(k.get("name"), k.get("short_name")) for k in report.get("profiled_kernels") or []]
+    return dict(pairs)
+
+
+def short_name_problems(facts, report):
+    """Kernel cells show the report's short name, the full name on hover and on expand; the top
+    kernels chart's labels are unique and carry the short names."""
+    problems, shorts = [], short_names(report)
+    for cell in facts["kernel_cells"]:
+        if shorts.get(cell["full"]) != cell["shown"]:
+            problems.append(f"a kernel cell shows {cell['shown'][:80]!r}, not the short name of {cell['full'][:80]}")
+        if cell["title"] != cell["full"]:
+            problems.append(f"hovering the kernel cell {cell['shown'][:80]!r} does not show its full name")
+    labels = [l for l in facts["top_kernel_labels"] if re.match(r"\d+\. ", l)]  # the y axis's, not the x axis's numbers
+    if len(labels) != len(set(labels)):
+        problems.append(f"the top kernels chart repeats a label: {labels}")
+    expected = [f"{k.get('rank')}. {k.get('short_name')}" for k in report.get("top_kernels") or []]
+    if labels and labels != expected:
+        problems.append(f"the top kernels chart's labels {labels} are not the short names {expected}")
     return problems
 
 

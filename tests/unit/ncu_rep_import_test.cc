@@ -75,7 +75,10 @@ TEST_P(NcuRepImport, FiguresDerivedBesideTheImportEqualThoseFromTheStore) {
   ASSERT_TRUE(s.ok());
   auto run = s->CreateRun({});
   ASSERT_TRUE(run.ok());
-  auto source = s->AddSourceFile(*run, store::SourceFile{.path = Report(e.name), .format = "ncu-rep"});
+  store::SourceFile file;
+  file.path = Report(e.name);
+  file.format = "ncu-rep";
+  auto source = s->AddSourceFile(*run, file);
   ASSERT_TRUE(source.ok()) << source.error().Line();
   analysis::NsysFacts facts;
   import::ncu::NcuRepImporter importer;

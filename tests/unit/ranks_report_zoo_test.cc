@@ -126,7 +126,9 @@ TEST(RanksReport, ANoteSaysHowStageFiguresTreatTheRanks) {
   EXPECT_NE(note->find("the FLOPs ncu measured on rank 0's GPU"), std::string::npos) << *note;
   for (const auto& st : r.stages) {
     for (const auto& line : st.mfu.lines) {
-      if (line.mfu_pct) EXPECT_GT(*line.mfu_pct, 0.01) << st.display_name;  // not the 4.08e-11% of issue 21
+      if (line.mfu_pct) {
+        EXPECT_GT(*line.mfu_pct, 0.01) << st.display_name;  // not the 4.08e-11% of issue 21
+      }
     }
   }
 }

@@ -229,7 +229,8 @@ TEST(Report, MarkdownKeepsKernelNamesAsText) {
   EXPECT_EQ(report::MarkdownText("void f<(int)8, A&>(T1 *) | x"), "void f&lt;(int)8, A&amp;&gt;(T1 *) \\| x");
 }
 
-// A report without parts (no run, no kernels, no stages) is written, not a crash.
+// A report without parts (no run, no kernels, no stages) is written, not a crash, and each
+// empty part says in one line why it is empty.
 TEST(Report, TextWritersCopeWithAnEmptyReport) {
   std::ostringstream md;
   std::ostringstream summary;
@@ -241,6 +242,7 @@ Wall time 0.000 s; the GPU busy 0.0% of it; 0 kernel launches (0.000 ms), 0 copi
 
 ## Findings
 
+None: no idle, launch-bound or copy time past its threshold.
 
 ## Stages
 
@@ -248,23 +250,23 @@ None: the run has no NVTX ranges.
 
 ## Top kernels
 
-| # | Time % | Time (ms) | Launches | Kernel | Family | Library | Class | SM % | DRAM % | L1 hit | L2 hit | Occupancy | Top stall | 
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+None: the run has no kernel launches.
 
 ## Bottleneck mix
 
-| Class | Time % | Time (ms) | Kernels | 
-|---|---|---|---|
+None: the run has no kernel time.
+
+## Evidence per profiled kernel
+
+None: the run has no ncu data.
 
 ## Roofline
 
-| Kernel | Precision | FLOP/byte | FLOP/s | % of roof | Class |
-|---|---|---|---|---|---|
+None: no launch of this run was profiled with ncu's FLOP and DRAM metrics (kscope profile, or ncu results collected with --set roofline or full).
 
 ## Largest idle gaps
 
-| Start (ms) | Length (ms) | Host activity |
-|---|---|---|
+None: the GPU was never idle for as long as timeline.min_gap_us between its operations.
 )");
   EXPECT_EQ(summary.str().substr(0, 21), "kscope report: run 0\n");
 }

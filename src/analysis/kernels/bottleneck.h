@@ -46,7 +46,8 @@ struct Evidence {
   std::optional<double> duration_ns, sm_pct, memory_pct, dram_pct, l1_pct, l2_pct, l1_hit_pct, l2_hit_pct;
   std::optional<double> achieved_occupancy_pct, theoretical_occupancy_pct, waves, grid_blocks, sm_count;
   std::string occupancy_limiter;  // "registers", "shared memory", "warps", "blocks", "barriers"
-  std::vector<Stall> top_stalls;  // largest first, at most three
+  std::vector<Stall> stalls;      // every measured reason, largest first (the breakdown)
+  std::vector<Stall> top_stalls;  // its first three
   StallForm stall_form = StallForm::kPerIssue;
   std::optional<double> stall_total;  // the sum over every measured reason, in stall_form
   int stall_reasons = 0;              // how many reasons were measured

@@ -67,9 +67,9 @@ void AddStalls(const NcuLaunch& l, Evidence& e) {
   std::sort(stalls.begin(), stalls.end(), [](const Stall& a, const Stall& b) {
     return a.value != b.value ? a.value > b.value : a.reason < b.reason;
   });
-  if (stalls.size() > 3) stalls.resize(3);
   for (Stall& s : stalls) s.share = total > 0 ? 100.0 * s.value / total : 0;
-  e.top_stalls = std::move(stalls);
+  e.top_stalls.assign(stalls.begin(), stalls.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(3, stalls.size())));
+  e.stalls = std::move(stalls);
 }
 
 }  // namespace

@@ -70,14 +70,14 @@ struct MfuLine {
   std::string name;     // 'measured (ncu)', '6N', '6N + attention', ...
   std::string formula;  // how it was counted
   double flops = 0;     // per steady instance
-  std::optional<double> flops_per_s, mfu_pct;
+  std::optional<double> flops_per_s{}, mfu_pct{};
 };
 
 struct StagePeak {
   std::string precision;  // 'Tensor BF16', 'FP32', ...
   double flops_per_s = 0;
-  std::string source;              // 'datasheet GPU' or 'ncu'
-  std::optional<double> clock_hz;  // the SM clock the figure assumes
+  std::string source;                // 'datasheet GPU' or 'ncu'
+  std::optional<double> clock_hz{};  // the SM clock the figure assumes
 };
 
 struct StageMfu {

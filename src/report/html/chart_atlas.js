@@ -7,8 +7,8 @@
 kscopeCharts['atlas-popularity'] = (atlas) => {
   const rows = (atlas.popularity || []).slice(0, 30);
   const key = (r) => (atlas.grouping === 'kernel' ? r.kernel : r.family);
-  // Ranked labels: two kernels whose shortened names agree still get a row each.
-  const label = (r, i) => `${i + 1}. ${kscopeCharts.shortName(key(r))}`;
+  // Ranked labels of kernels' short names (unique in the atlas), families as they are.
+  const label = (r, i) => `${i + 1}. ${r.short_name || kscopeCharts.shortName(key(r))}`;
   const values = [];
   for (const [i, r] of rows.entries()) {
     for (const [model, share] of Object.entries(r.share || {})) {
@@ -51,7 +51,7 @@ kscopeCharts['atlas-popularity'] = (atlas) => {
 kscopeCharts['atlas-classes'] = (atlas) => {
   const rows = (atlas.performance || []).slice(0, 30);
   const key = (r) => (atlas.grouping === 'kernel' ? r.kernel : r.family);
-  const label = (r, i) => `${i + 1}. ${kscopeCharts.shortName(key(r))}`;
+  const label = (r, i) => `${i + 1}. ${r.short_name || kscopeCharts.shortName(key(r))}`;
   const values = [];
   for (const [i, r] of rows.entries()) {
     for (const [cls, launches] of Object.entries(r.classes || {})) {
@@ -100,7 +100,7 @@ kscopeCharts['atlas-correlates'] = (atlas) => {
     for (const b of r.bins || []) {
       if (b.parameter !== 'waves per SM') continue;
       bins.set(b.bin, b.lower);
-      values.push({family: kscopeCharts.shortName(key(r), 40), bin: b.bin, lower: b.lower, median: b.median,
+      values.push({family: r.short_name || kscopeCharts.shortName(key(r), 40), bin: b.bin, lower: b.lower, median: b.median,
                    tooltip: {family: key(r), figure: r.figure, 'waves per SM': b.bin, launches: b.launches,
                              median: b.median.toPrecision(3)}});
     }

@@ -10,7 +10,7 @@ kscopeCharts.roofline = (report) => {
     .map((p) => ({
       precision: p.precision || '?', x: p.intensity, y: p.achieved_flops,
       tooltip: {
-        kernel: p.kernel, launches: p.launches ?? 'n/a', precision: p.precision,
+        kernel: p.short_name || p.kernel, 'full name': p.kernel, launches: p.launches ?? 'n/a', precision: p.precision,
         'FLOP/byte': p.intensity.toPrecision(3),
         achieved: kscopeCharts.si(p.achieved_flops, 'FLOP/s'), '% of roof': kscopeCharts.percent(p.pct_of_roof),
         bottleneck: kscopeCharts.bottleneck(p.bottleneck),

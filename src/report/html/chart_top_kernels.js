@@ -2,7 +2,7 @@
 // bottleneck class; the axis shows a shortened name, the tooltip the whole one.
 kscopeCharts['top-kernels'] = (report) => {
   const values = (report.top_kernels || []).map((k, i) => ({
-    label: `${k.rank ?? i + 1}. ${kscopeCharts.shortName(k.base || k.name)}`,
+    label: `${k.rank ?? i + 1}. ${k.short_name || kscopeCharts.shortName(k.base || k.name)}`,
     ms: (k.total_ns || 0) / 1e6,
     bottleneck: kscopeCharts.bottleneck(k.bottleneck),
     tooltip: {
