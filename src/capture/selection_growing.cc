@@ -122,25 +122,38 @@ void FindGrowingShapes(const SelectionOptions& cfg, const Selection& sel, Groups
   if (cfg.growing_samples <= 0 || cfg.growing_configs <= 1) return;
   std::map<int64_t, std::vector<LaunchConfig>> by_kernel;
   for (const auto& [c, rows] : groups.rows) by_kernel[c[0]].push_back(c);
+  struct Candidate {
+    int64_t id;
+    Growing g;
+    double every_s, samples_s;  // every size's picks; the samples' own
+  };
   const double per_launch = static_cast<double>(sel.passes_per_launch) * sel.pass_s;
-  const double one_run = sel.workload_s + static_cast<double>(sel.workload_launches) * sel.launch_s;
-  const bool one_sampled_run = OneSampledRun(cfg, sel);
+  std::vector<Candidate> candidates;
   for (const auto& [id, configs] : by_kernel) {
     if (static_cast<int64_t>(configs.size()) < cfg.growing_configs) continue;
     Growing g = LargestFamily(configs);
     if (static_cast<int64_t>(g.family.size()) < cfg.growing_configs) continue;
     g.samples = Samples(g, groups, sel.warmup, cfg.growing_samples);
     if (g.samples.empty()) continue;
-    // Sampled only where it is cheaper: every size's picks, against the samples' own ncu run(s).
     int64_t every = 0;
     for (const auto& c : g.family) {
       every += std::clamp<int64_t>(static_cast<int64_t>(groups.rows.at(c).size()) - sel.warmup, 0, sel.launches);
     }
-    const auto n = static_cast<double>(g.samples.size());
-    const double sampled = one_sampled_run ? one_run + n * per_launch : n * (one_run + per_launch);
-    if (static_cast<double>(every) * per_launch <= sampled) continue;
-    groups.picks[id] = static_cast<int64_t>(g.samples.size());
-    groups.growing.emplace(id, std::move(g));
+    const double samples_s = static_cast<double>(g.samples.size()) * per_launch;
+    candidates.push_back({id, std::move(g), static_cast<double>(every) * per_launch, samples_s});
+  }
+  // Sampled only where it is cheaper than every size: with one run for every sample, that run
+  // is paid once, by a kernel whose sizes cost more than it; the others then pay their samples'
+  // passes alone. With a run per sample, each kernel pays its runs.
+  const double one_run = sel.workload_s + static_cast<double>(sel.workload_launches) * sel.launch_s;
+  const bool shared = OneSampledRun(cfg, sel);
+  const bool run_paid = shared && std::any_of(candidates.begin(), candidates.end(),
+                                              [&](const Candidate& c) { return c.every_s > one_run + c.samples_s; });
+  for (auto& c : candidates) {
+    const double runs_s = shared ? (run_paid ? 0.0 : one_run) : static_cast<double>(c.g.samples.size()) * one_run;
+    if (c.every_s <= c.samples_s + runs_s) continue;
+    groups.picks[c.id] = static_cast<int64_t>(c.g.samples.size());
+    groups.growing.emplace(c.id, std::move(c.g));
   }
 }
 

@@ -78,24 +78,43 @@ std::pair<int64_t, double> Fit(const std::vector<SampledKernel>& kernels, size_t
   return {missed, distance};
 }
 
-// One invocation number per sample, at the middle of each n-th of the families.
-std::vector<size_t> ChooseInvocations(const std::vector<SampledKernel>& kernels, int64_t samples) {
+// When ncu reaches invocation `n` of every kernel: the latest of their n-th launches, as a
+// position in the counting order.
+size_t Lateness(const std::vector<SampledKernel>& kernels, const std::unordered_map<int64_t, size_t>& position,
+                size_t n) {
+  size_t latest = 0;
+  for (const auto& k : kernels) {
+    if (n <= k.rows.size()) latest = std::max(latest, position.at(k.rows[n - 1]));
+  }
+  return latest;
+}
+
+// One invocation number per sample, at the middle of each n-th of the families' time: of the
+// numbers that miss fewest kernels and come within kSlack of the nearest, the one ncu reaches
+// first (ncu ends the workload after the last chosen launch).
+std::vector<size_t> ChooseInvocations(const std::vector<SampledKernel>& kernels,
+                                      const std::unordered_map<int64_t, size_t>& position, int64_t samples) {
+  constexpr double kSlack = 0.05;  // per kernel, in the family's places
   size_t most = 0;
   for (const auto& k : kernels) most = std::max(most, k.rows.size());
   std::vector<size_t> chosen;
   for (int64_t s = 0; s < samples; ++s) {
     const double target = (2.0 * static_cast<double>(s) + 1) / (2.0 * static_cast<double>(samples));
-    size_t best = 0;
-    std::pair<int64_t, double> best_fit{std::numeric_limits<int64_t>::max(), 0};
+    std::vector<std::pair<int64_t, double>> fits(most + 1, {std::numeric_limits<int64_t>::max(), 0});
+    std::pair<int64_t, double> nearest{std::numeric_limits<int64_t>::max(), 0};
     for (size_t n = 1; n <= most; ++n) {
       if (std::find(chosen.begin(), chosen.end(), n) != chosen.end()) continue;
-      const auto fit = Fit(kernels, n, target);
-      if (fit < best_fit) {  // the earliest of equals: ncu ends the workload sooner
-        best_fit = fit;
-        best = n;
-      }
+      fits[n] = Fit(kernels, n, target);
+      nearest = std::min(nearest, fits[n]);
     }
-    if (best > 0 && best_fit.first < static_cast<int64_t>(kernels.size())) chosen.push_back(best);
+    if (nearest.first >= static_cast<int64_t>(kernels.size())) continue;  // no kernel has a size there
+    const double slack = nearest.second + kSlack * static_cast<double>(kernels.size());
+    size_t best = 0;
+    for (size_t n = 1; n <= most; ++n) {
+      if (fits[n].first != nearest.first || fits[n].second > slack) continue;
+      if (best == 0 || Lateness(kernels, position, n) < Lateness(kernels, position, best)) best = n;
+    }
+    chosen.push_back(best);
   }
   std::sort(chosen.begin(), chosen.end());
   return chosen;
@@ -119,7 +138,9 @@ int64_t AddInvocationRun(const RunColumns& run, const Scope& scope, const Groups
     samples = std::max(samples, static_cast<int64_t>(g.samples.size()));
     kernels.push_back(PlacesOf(run, groups, g, std::move(rows[j]), sel.warmup));
   }
-  const std::vector<size_t> chosen = ChooseInvocations(kernels, samples);
+  std::unordered_map<int64_t, size_t> position;
+  for (size_t i = 0; i < scope.counted.size(); ++i) position[scope.counted[i]] = i;
+  const std::vector<size_t> chosen = ChooseInvocations(kernels, position, samples);
   if (chosen.empty()) return 0;
   sel.growing_sizes = static_cast<int64_t>(chosen.size());
   NcuPass pass;
@@ -137,8 +158,6 @@ int64_t AddInvocationRun(const RunColumns& run, const Scope& scope, const Groups
       ++sel.kernels[sampled[j]].profiled;
     }
   }
-  std::unordered_map<int64_t, size_t> position;
-  for (size_t i = 0; i < scope.counted.size(); ++i) position[scope.counted[i]] = i;
   std::sort(pass.profiled_rows.begin(), pass.profiled_rows.end(),
             [&](int64_t x, int64_t y) { return position.at(x) < position.at(y); });
   pass.skip = 0;
