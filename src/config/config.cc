@@ -113,8 +113,8 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.selection.coverage_pct; }},
       {"selection.budget_s",
-       "estimated ncu time the selection may spend (launches x passes x selection.pass_s, plus the workload's own "
-       "run); 0: no limit",
+       "estimated ncu time the selection may spend (launches x passes x selection.pass_s, plus the workload that "
+       "each ncu run repeats); 0: no limit",
        {},
        +[](Config& c) -> Ref { return &c.selection.budget_s; }},
       {"selection.pass_s",
