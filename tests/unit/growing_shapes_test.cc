@@ -63,13 +63,18 @@ TEST_F(GrowingShapes, EveryConfigurationProfiledIsTheSlowCase) {
   EXPECT_GT(all->estimated_s, 90);
 }
 
-TEST_F(GrowingShapes, DecodeSampledReachesNinetyPercentWithinNinetySeconds) {
+// NVTX-gated to 'decode', the samples are windows, an ncu run each: each run is charged the
+// workload it repeats, so the estimate is above the 90 s the whole run's default keeps to
+// (TheEstimateCountsEachNcuRunsWorkload), yet below profiling every size.
+TEST_F(GrowingShapes, DecodeSampledReachesNinetyPercentForLessThanEverySize) {
   ASSERT_GT(run_, 0);
   auto sel = Select(3);
   ASSERT_TRUE(sel.ok()) << sel.error().Line();
+  auto all = Select(0);
+  ASSERT_TRUE(all.ok()) << all.error().Line();
   EXPECT_GE(sel->growing_kernels, 1);
   EXPECT_GE(sel->deep_pct, 90);
-  EXPECT_LE(sel->estimated_s, 90);
+  EXPECT_LT(sel->estimated_s, all->estimated_s);
   EXPECT_GT(sel->represented_pct, 0);
   EXPECT_LT(sel->represented_pct, sel->deep_pct);
   // The measured share is what the profiled configurations hold: each non-sampled kernel's
@@ -198,7 +203,8 @@ TEST_F(GrowingShapes, OneRunPicksEverySampleByInvocationNumber) {
   for (int64_t row : run.profiled_rows) {
     grids[cols[1][static_cast<size_t>(row)]].insert(cols[0][static_cast<size_t>(row)]);
   }
-  for (const auto& [kernel, sizes] : grids) EXPECT_EQ(sizes.size(), 3U) << kernel;
+  // Places follow the family's time, so a size that holds two thirds of it can take two samples.
+  for (const auto& [kernel, sizes] : grids) EXPECT_GE(sizes.size(), 2U) << kernel;
   const config::Config c;
   const auto argv = capture::NcuProfileArgv("ncu", c.ncu, *sel, run, {}, "out", {"python3", "w.py"});
   const std::vector<std::string> id{"--kernel-id", run.kernel_id};
