@@ -86,20 +86,23 @@ struct Window {
   int64_t skip, count;
 };
 Window WindowOf(const Selection& sel, const NcuPass* pass) {
+  if (pass != nullptr && !pass->kernel_id.empty()) return {"global", 0, pass->count};
   if (pass != nullptr && pass->skip >= 0) return {"global", pass->skip, pass->count};
   return {sel.filter_mode, sel.warmup, sel.launches};
 }
 
+// `kernel_id`: a pass that picks its launches by invocation number (--kernel-id) instead of
+// --kernel-name `filter`, and ends the workload after its last one.
 std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, const Selection& sel,
-                                   const std::string& filter, const Window& w,
-                                   const std::vector<std::string>& metrics) {
+                                   const std::string& filter, const Window& w, const std::vector<std::string>& metrics,
+                                   const std::string& kernel_id = "") {
   std::vector<std::string> a{ncu,
                              "--target-processes",
                              c.target_processes,
                              "--kernel-name-base",
                              "mangled",
-                             "--kernel-name",
-                             filter,
+                             kernel_id.empty() ? "--kernel-name" : "--kernel-id",
+                             kernel_id.empty() ? filter : kernel_id,
                              "--filter-mode",
                              w.mode,
                              "--launch-skip",
@@ -131,7 +134,8 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, 
 std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                         const NcuPass& pass, const std::vector<std::string>& metrics,
                                         const std::string& out_base, const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, pass.filter, WindowOf(sel, &pass), metrics);
+  auto a = NcuCommon(ncu, c, sel, pass.filter, WindowOf(sel, &pass), metrics, pass.kernel_id);
+  if (pass.kill) a.insert(a.end(), {"--kill", "yes"});
   a.insert(a.end(), {"-o", out_base, "-f"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());

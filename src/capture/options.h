@@ -48,7 +48,7 @@ struct NsysOptions {
 struct SelectionOptions {
   double coverage_pct = 90;         // select top kernels until they cover this share of kernel time
   double budget_s = 600;            // ... while the estimated ncu time stays within this (0: no limit)
-  double pass_s = 0.05;             // estimated seconds of one ncu replay pass of one launch
+  double pass_s = 0.036;            // estimated seconds of one ncu replay pass of one launch
   int64_t top = 0;                  // ... and at most this many kernels (0: no cap)
   std::string stage;                // NVTX range: select among kernels launched inside it, gate ncu on it
   int64_t warmup = 1;               // launches of each launch configuration skipped before the profiled ones
@@ -65,6 +65,15 @@ struct SelectionOptions {
   // representative sizes profiled instead of every configuration (0: off).
   int64_t growing_configs = 8;
   int64_t growing_samples = 3;
+  // How the sampled sizes are profiled: kernel-id, all of them in one ncu run that picks each
+  // sample by its invocation number (--kernel-id) and ends the workload after the last one
+  // (--kill); windows, an ncu run per sample (ncu versions without invocation expressions).
+  std::string growing_run = "kernel-id";
+  // The estimate of each ncu run's own time: the workload's wall time outside ncu (0: its span
+  // of CUDA calls in the discovery run; kscope profile sets it from its nsys pass), and what ncu
+  // adds to every launch it does not profile.
+  double workload_s = 0;
+  double launch_us = 107;
 };
 
 struct NcuOptions {

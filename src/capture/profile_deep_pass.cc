@@ -306,8 +306,12 @@ class NcuRuns {
 Result<Selection> ProfileSession::Plan(const ProfileRequest& req, const Preflight& pre, Capture& cap,
                                        int64_t discovery) {
   const auto& cfg = req.config;
+  SelectionOptions choose = cfg.selection;  // the workload's time measured by the nsys pass, unless set
+  if (choose.workload_s <= 0 && cap.manifest.contains("workload_s")) {
+    choose.workload_s = cap.manifest["workload_s"].get<double>();
+  }
   Result<Selection> sel = pre.early ? Result<Selection>(*pre.early)
-                                    : SelectKernels(store_, discovery, cfg.selection, EstimatedPasses(cfg.ncu),
+                                    : SelectKernels(store_, discovery, choose, EstimatedPasses(cfg.ncu),
                                                     cfg.stages.warmup, cfg.profile.ncu_rank);
   if (!sel.ok()) return sel.error();
   if (!pre.metric_note.empty()) sel->notes.push_back(pre.metric_note);

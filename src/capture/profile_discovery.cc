@@ -11,6 +11,7 @@
 #include "capture/progress.h"
 #include "import/import_files.h"
 #include "tools/tool_output.h"
+#include "util/sqlite.h"
 
 namespace kscope::capture {
 
@@ -126,10 +127,20 @@ class Discovery {
     auto imported = import::ImportFiles(store_, {sqlite}, opts);
     if (!imported.ok()) return imported.error();
     exp_progress.Done(fmt::format("{} rows imported", imported->front().rows_read));
+    RecordWorkloadTime(sqlite);
     return Status::Ok();
   }
 
  private:
+  // The workload's wall time under nsys (its session's duration), which every ncu run repeats:
+  // for the selection's estimate of the ncu time (selection.workload_s).
+  void RecordWorkloadTime(const std::string& sqlite) {
+    auto db = sql::Db::Open(sqlite, sql::OpenMode::kReadOnly);
+    if (!db.ok()) return;
+    auto q = db->Prepare("SELECT duration FROM ANALYSIS_DETAILS");
+    if (q.ok() && q->Step() && !q->IsNull(0)) cap_.manifest["workload_s"] = static_cast<double>(q->Int(0)) * 1e-9;
+  }
+
   store::Store& store_;
   ProcessRunner& runner_;
   const Toolchain& tools_;

@@ -60,6 +60,10 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const Selec
   }
   auto scope = steps::ScopeLaunches(store, run_id, *run, cfg, warmup_instances, ncu_rank, sel);
   if (!scope.ok()) return scope.error();
+  // What each ncu run repeats: the whole workload, every launch of it intercepted by ncu.
+  sel.workload_s = cfg.workload_s > 0 ? cfg.workload_s : sel.app_s;
+  sel.workload_launches = static_cast<int64_t>(run->events.kernels.start.size()) / std::max<int64_t>(sel.ranks, 1);
+  sel.launch_s = cfg.launch_us * 1e-6;
   auto ranked = steps::RankKernels(*run, *scope, cfg, sel);
   if (!ranked.ok()) return ranked.error();
   const steps::Groups groups = steps::GroupConfigs(*run, *scope, cfg, sel, *ranked);

@@ -48,6 +48,11 @@ struct NcuPass {
   // A window over a growing shape's sizes: ncu's global count over this run's kernels skips
   // `skip` launches and profiles `count` (-1: the selection's per-configuration skip and count).
   int64_t skip = -1, count = -1;
+  // Every sampled size in one run: ncu --kernel-id ::<filter>:<invocations> (each kernel's n-th
+  // launches, counted per kernel) instead of --kernel-name; "" : --kernel-name `filter`.
+  std::string kernel_id;
+  bool kill = false;       // ncu --kill yes: the workload ends after the run's last profiled launch
+  double estimated_s = 0;  // this run's estimated time (Selection::estimated_s)
 };
 
 struct Selection {
@@ -56,18 +61,23 @@ struct Selection {
   std::vector<std::string> nvtx_exclude;          // ncu --nvtx-exclude values
   std::string filter_mode = "per-launch-config";  // ncu --filter-mode: what --launch-skip/-count count
   int64_t passes_per_launch = 0;                  // ncu replay passes one launch is estimated to take
-  double app_s = 0;                               // the workload's own run, from the discovery run's span
-  double estimated_s = 0;                         // estimated ncu time: app_s + launches x passes x selection.pass_s
-  double budget_s = 0;                            // selection.budget_s
-  double pass_s = 0;                              // selection.pass_s
-  std::string limited_by;                         // what ended the selection: coverage, budget, top, kernels
-  std::string nvtx_include;                       // ncu --nvtx-include value ("" : ungated)
-  int64_t scope_kernels = 0;                      // kernel launches in scope, warm-up left out
-  int64_t scope_ns = 0;                           // their GPU time
-  double covered_pct = 0;                         // share of scope_ns the selected kernels hold
-  double deep_pct = 0;                            // share of scope_ns in launch configurations that get deep metrics
-  int64_t warmup = 0;                             // ncu --launch-skip (per launch configuration, or per kernel)
-  int64_t launches = 0;                           // ncu --launch-count (likewise)
+  double app_s = 0;                               // the workload's span of CUDA calls in the discovery run
+  double workload_s = 0;                          // its own wall time (selection.workload_s; else app_s)
+  int64_t workload_launches = 0;                  // its kernel launches, each of which ncu intercepts
+  double launch_s = 0;                            // what ncu adds to a launch it does not profile
+  // Estimated ncu time: per ncu run, the workload (up to the last profiled launch where ncu ends
+  // it) and ncu's cost on its unprofiled launches; and launches x passes x selection.pass_s.
+  double estimated_s = 0;
+  double budget_s = 0;        // selection.budget_s
+  double pass_s = 0;          // selection.pass_s
+  std::string limited_by;     // what ended the selection: coverage, budget, top, kernels
+  std::string nvtx_include;   // ncu --nvtx-include value ("" : ungated)
+  int64_t scope_kernels = 0;  // kernel launches in scope, warm-up left out
+  int64_t scope_ns = 0;       // their GPU time
+  double covered_pct = 0;     // share of scope_ns the selected kernels hold
+  double deep_pct = 0;        // share of scope_ns in launch configurations that get deep metrics
+  int64_t warmup = 0;         // ncu --launch-skip (per launch configuration, or per kernel)
+  int64_t launches = 0;       // ncu --launch-count (likewise)
   // Left out of the ranking (not of ncu's counts) as warm-up: what the first
   // `warmup_instances` instances of these top-level stages launched.
   int64_t warmup_instances = 0;
@@ -97,6 +107,7 @@ struct Selection {
   // measured; represented_pct is the part of it that no ncu launch measured.
   int64_t growing_kernels = 0;
   int64_t growing_configs = 0;  // configurations in their families
+  int64_t growing_sizes = 0;    // sizes profiled of each
   double represented_pct = 0;   // share of scope_ns represented by sampled sizes, not measured
 };
 

@@ -2,11 +2,11 @@
 // it see a new grid (or block, or shared memory) at every step, and ncu's per-configuration
 // filter would profile each of them, hundreds of launches of one kernel that differ only in
 // size. Such a kernel gets a few representative sizes profiled instead. ncu cannot pick chosen
-// configurations out of a per-configuration filter, nor several chosen launches of one kernel
-// (--kernel-id takes one invocation number), so each sample is a window of its own ncu run:
-// the global count over the sampled kernels skips to the sample's launch and profiles until
-// every sampled kernel was seen once; the kernels that grow together (a step's attention)
-// are measured at the same step.
+// configurations out of a per-configuration filter; by default one ncu run picks every sample
+// by its invocation number (selection_growing_run.cc). Otherwise (selection.growing_run=windows,
+// or an NVTX-gated selection) each sample is a window of its own ncu run: the global count over
+// the sampled kernels skips to the sample's launch and profiles until every sampled kernel was
+// seen once; the kernels that grow together (a step's attention) are measured at the same step.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,12 +59,6 @@ std::vector<LaunchConfig> Samples(const Growing& g, const Groups& groups, int64_
   return out;
 }
 
-LaunchConfig ConfigOfRow(const RunColumns& run, int64_t row) {
-  LaunchConfig c{run.Identity(row)};
-  for (size_t d = 0; d < run.dims.size(); ++d) c[d + 1] = run.dims[d][static_cast<size_t>(row)];
-  return c;
-}
-
 // The launches of the selected sampled kernels, in ncu's counting order.
 std::vector<int64_t> SampledLaunches(const RunColumns& run, const Scope& scope, const std::set<int64_t>& ids) {
   std::vector<int64_t> out;
@@ -108,6 +102,16 @@ void AccountSampling(const RunColumns& run, const Groups& groups, Selection& sel
 
 }  // namespace
 
+LaunchConfig ConfigOfRow(const RunColumns& run, int64_t row) {
+  LaunchConfig c{run.Identity(row)};
+  for (size_t d = 0; d < run.dims.size(); ++d) c[d + 1] = run.dims[d][static_cast<size_t>(row)];
+  return c;
+}
+
+bool OneSampledRun(const SelectionOptions& cfg, const Selection& sel) {
+  return cfg.growing_run == "kernel-id" && sel.nvtx_include.empty() && sel.nvtx_exclude.empty();
+}
+
 std::string DimensionName(size_t dim) {
   static const char* kNames[] = {"kernel",  "grid x",  "grid y",  "grid z",
                                  "block x", "block y", "block z", "dynamic shared memory"};
@@ -118,26 +122,43 @@ void FindGrowingShapes(const SelectionOptions& cfg, const Selection& sel, Groups
   if (cfg.growing_samples <= 0 || cfg.growing_configs <= 1) return;
   std::map<int64_t, std::vector<LaunchConfig>> by_kernel;
   for (const auto& [c, rows] : groups.rows) by_kernel[c[0]].push_back(c);
+  struct Candidate {
+    int64_t id;
+    Growing g;
+    double every_s, samples_s;  // every size's picks; the samples' own
+  };
   const double per_launch = static_cast<double>(sel.passes_per_launch) * sel.pass_s;
+  std::vector<Candidate> candidates;
   for (const auto& [id, configs] : by_kernel) {
     if (static_cast<int64_t>(configs.size()) < cfg.growing_configs) continue;
     Growing g = LargestFamily(configs);
     if (static_cast<int64_t>(g.family.size()) < cfg.growing_configs) continue;
     g.samples = Samples(g, groups, sel.warmup, cfg.growing_samples);
     if (g.samples.empty()) continue;
-    // Sampled only where it is cheaper: every size's picks, against an ncu run per sample.
     int64_t every = 0;
     for (const auto& c : g.family) {
       every += std::clamp<int64_t>(static_cast<int64_t>(groups.rows.at(c).size()) - sel.warmup, 0, sel.launches);
     }
-    const double sampled = static_cast<double>(g.samples.size()) * (sel.app_s + per_launch);
-    if (static_cast<double>(every) * per_launch <= sampled) continue;
-    groups.picks[id] = static_cast<int64_t>(g.samples.size());
-    groups.growing.emplace(id, std::move(g));
+    const double samples_s = static_cast<double>(g.samples.size()) * per_launch;
+    candidates.push_back({id, std::move(g), static_cast<double>(every) * per_launch, samples_s});
+  }
+  // Sampled only where it is cheaper than every size: with one run for every sample, that run
+  // is paid once, by a kernel whose sizes cost more than it; the others then pay their samples'
+  // passes alone. With a run per sample, each kernel pays its runs.
+  const double one_run = sel.workload_s + static_cast<double>(sel.workload_launches) * sel.launch_s;
+  const bool shared = OneSampledRun(cfg, sel);
+  const bool run_paid = shared && std::any_of(candidates.begin(), candidates.end(),
+                                              [&](const Candidate& c) { return c.every_s > one_run + c.samples_s; });
+  for (auto& c : candidates) {
+    const double runs_s = shared ? (run_paid ? 0.0 : one_run) : static_cast<double>(c.g.samples.size()) * one_run;
+    if (c.every_s <= c.samples_s + runs_s) continue;
+    groups.picks[c.id] = static_cast<int64_t>(c.g.samples.size());
+    groups.growing.emplace(c.id, std::move(c.g));
   }
 }
 
-int64_t AddGrowingWindows(const RunColumns& run, const Scope& scope, const Groups& groups, Selection& sel) {
+int64_t AddGrowingWindows(const RunColumns& run, const Scope& scope, const Groups& groups, const SelectionOptions& cfg,
+                          Selection& sel) {
   std::vector<size_t> sampled;
   std::set<int64_t> ids;
   for (size_t i = 0; i < sel.kernels.size(); ++i) {
@@ -146,6 +167,23 @@ int64_t AddGrowingWindows(const RunColumns& run, const Scope& scope, const Group
     ids.insert(run.Identity(sel.kernels[i].rows.front()));
   }
   if (sampled.empty()) return 0;
+  sel.growing_kernels = static_cast<int64_t>(sampled.size());
+  for (size_t i : sampled) sel.growing_configs += sel.kernels[i].family_configs;
+  // ncu's kernel identifier separates its fields with ':', which no mangled name holds.
+  const bool plain_names = std::none_of(
+      sampled.begin(), sampled.end(), [&](size_t i) { return sel.kernels[i].mangled.find(':') != std::string::npos; });
+  if (OneSampledRun(cfg, sel) && plain_names) {
+    const int64_t profiled = AddInvocationRun(run, scope, groups, sampled, sel);
+    AccountSampling(run, groups, sel);
+    sel.notes.push_back(fmt::format(
+        "{} kernel{} grow{} step by step ({} launch configurations that differ in one dimension): {} launches of "
+        "{} at {} sampled sizes profiled in one ncu run, which picks them by invocation number and ends the "
+        "workload after the last; {:.1f}% of the kernel time is counted as covered by those samples without being "
+        "measured (selection.growing_samples, selection.growing_configs, selection.growing_run)",
+        sampled.size(), sampled.size() == 1 ? "" : "s", sampled.size() == 1 ? "s" : "", sel.growing_configs, profiled,
+        sampled.size() == 1 ? "it" : "them", cfg.growing_samples, sel.represented_pct));
+    return profiled;
+  }
   const std::vector<int64_t> launches = SampledLaunches(run, scope, ids);
   std::unordered_map<int64_t, size_t> position;
   for (size_t i = 0; i < launches.size(); ++i) position[launches[i]] = i;
@@ -179,8 +217,7 @@ int64_t AddGrowingWindows(const RunColumns& run, const Scope& scope, const Group
     sel.passes.push_back(std::move(pass));
   }
   AccountSampling(run, groups, sel);
-  for (size_t i : sampled) sel.growing_configs += sel.kernels[i].family_configs;
-  sel.growing_kernels = static_cast<int64_t>(sampled.size());
+  sel.growing_sizes = static_cast<int64_t>(lead.samples.size());
   sel.notes.push_back(fmt::format(
       "{} kernel{} grow{} step by step ({} launch configurations that differ in one dimension): {} size{} of {} "
       "profiled, each in an ncu run of its own; {:.1f}% of the kernel time is counted as covered by those samples "

@@ -201,8 +201,9 @@ void ApplyBudget(std::vector<SelectedKernel>& ranked, const Cover& cover, const 
   auto pct = [&](int64_t ns) {
     return sel.scope_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(sel.scope_ns) : 0.0;
   };
-  auto estimate = [&](int64_t launches) {
-    return sel.app_s + static_cast<double>(launches * sel.passes_per_launch) * cfg.pass_s;
+  auto estimate = [&](int64_t launches) {  // one ncu run of the whole workload, and the launches' passes
+    return sel.workload_s + static_cast<double>(sel.workload_launches) * sel.launch_s +
+           static_cast<double>(launches * sel.passes_per_launch) * cfg.pass_s;
   };
   const bool targeted = !cfg.kernel.empty();
   int64_t deep_ns = 0, skipped_rare = 0, planned = 0;

@@ -45,6 +45,27 @@ void SortByLaunchOrder(const std::unordered_map<int64_t, size_t>& position, NcuP
   pass.row_kernels = std::move(sorted.row_kernels);
 }
 
+// One ncu run's estimated time: the workload's start-up (its wall time outside its CUDA calls),
+// its CUDA calls up to the run's end (the last profiled launch, where ncu ends the workload),
+// ncu's cost on each launch until then, and the replay passes of the profiled ones.
+double RunEstimate(const RunColumns& run, const Scope& scope, const Selection& sel, const NcuPass& pass,
+                   double pass_s) {
+  double span_s = sel.app_s;
+  double launches = static_cast<double>(sel.workload_launches);
+  const auto& api = run.events.api.start;
+  if (pass.kill && !pass.profiled_rows.empty() && !api.empty() && !scope.order_time.empty()) {
+    const int64_t first = *std::min_element(api.begin(), api.end());
+    const int64_t last = scope.order_time[static_cast<size_t>(pass.profiled_rows.back())];
+    span_s = std::clamp(static_cast<double>(last - first) * 1e-9, 0.0, sel.app_s);
+    const auto before =
+        std::count_if(scope.order_time.begin(), scope.order_time.end(), [&](int64_t t) { return t <= last; });
+    launches *= static_cast<double>(before) / static_cast<double>(scope.order_time.size());
+  }
+  const auto profiled = static_cast<double>(pass.profiled_rows.size());
+  return std::max(0.0, sel.workload_s - sel.app_s) + span_s + launches * sel.launch_s +
+         profiled * static_cast<double>(sel.passes_per_launch) * pass_s;
+}
+
 }  // namespace
 
 Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& groups, const SelectionOptions& cfg,
@@ -80,10 +101,12 @@ Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& grou
     pass.row_kernels.insert(pass.row_kernels.end(), picks[i].size(), i);
   }
   close_pass();
-  planned += AddGrowingWindows(run, scope, groups, sel);
-  // The workload runs once per ncu run.
-  sel.estimated_s = sel.app_s * static_cast<double>(std::max<size_t>(sel.passes.size(), 1)) +
-                    static_cast<double>(planned * sel.passes_per_launch) * cfg.pass_s;
+  planned += AddGrowingWindows(run, scope, groups, cfg, sel);
+  sel.estimated_s = 0;
+  for (auto& p : sel.passes) {
+    p.estimated_s = RunEstimate(run, scope, sel, p, cfg.pass_s);
+    sel.estimated_s += p.estimated_s;
+  }
   if (sel.passes.empty()) {
     return Error{"selection",
                  fmt::format("no {} of the selected kernels is launched more than {} times{}, so ncu would profile "

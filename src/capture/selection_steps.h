@@ -79,10 +79,18 @@ Groups GroupConfigs(const RunColumns& run, const Scope& scope, const SelectionOp
 // of those kernels.
 void FindGrowingShapes(const SelectionOptions& cfg, const Selection& sel, Groups& groups);
 std::string DimensionName(size_t dim);
+LaunchConfig ConfigOfRow(const RunColumns& run, int64_t row);
 // The ncu runs that profile the sampled sizes: one window per sample over the launches of
 // every selected kernel with a growing shape; then what they measure, in the selection's
 // coverage (deep_pct, represented_pct). Returns the launches the windows profile.
-int64_t AddGrowingWindows(const RunColumns& run, const Scope& scope, const Groups& groups, Selection& sel);
+// With selection.growing_run=kernel-id, and no NVTX filter (ncu numbers a kernel's invocations
+// over the whole program), one ncu run profiles every sample instead (selection_growing_run.cc).
+int64_t AddGrowingWindows(const RunColumns& run, const Scope& scope, const Groups& groups, const SelectionOptions& cfg,
+                          Selection& sel);
+bool OneSampledRun(const SelectionOptions& cfg, const Selection& sel);
+// The ncu run of every sampled size, picked by invocation numbers; the launches it profiles.
+int64_t AddInvocationRun(const RunColumns& run, const Scope& scope, const Groups& groups,
+                         const std::vector<size_t>& sampled, Selection& sel);
 
 // The ranked kernels the coverage target and the cap let in, in rank order.
 struct Cover {

@@ -103,8 +103,8 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.selection.coverage_pct; }},
       {"selection.budget_s",
-       "estimated ncu time the selection may spend (launches x passes x selection.pass_s, plus the workload's own "
-       "run); 0: no limit",
+       "estimated ncu time the selection may spend (launches x passes x selection.pass_s, plus the workload that "
+       "each ncu run repeats); 0: no limit",
        {},
        +[](Config& c) -> Ref { return &c.selection.budget_s; }},
       {"selection.pass_s",
@@ -159,10 +159,23 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.selection.growing_configs; }},
       {"selection.growing_samples",
-       "representative sizes profiled of such a kernel (each in an ncu run of its own; 0: profile every "
-       "configuration)",
+       "representative sizes profiled of such a kernel (0: profile every configuration)",
        {},
        +[](Config& c) -> Ref { return &c.selection.growing_samples; }},
+      {"selection.growing_run",
+       "kernel-id: every sampled size in one ncu run that picks each by its invocation number and ends the "
+       "workload after the last; windows: an ncu run per sampled size",
+       {"kernel-id", "windows"},
+       +[](Config& c) -> Ref { return &c.selection.growing_run; }},
+      {"selection.workload_s",
+       "the workload's own wall time, which every ncu run repeats, for the estimate (0: the nsys pass's, or the "
+       "discovery run's span of CUDA calls)",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.workload_s; }},
+      {"selection.launch_us",
+       "microseconds ncu adds to each launch it does not profile, for the estimate",
+       {},
+       +[](Config& c) -> Ref { return &c.selection.launch_us; }},
       {"ncu.mode",
        "sections collected (docs/profile.md); full: ncu's set full",
        {"quick", "deep", "roofline", "full"},

@@ -50,6 +50,7 @@ void WriteIterationsSection(const RunReport& report, std::ostream& out) {
     const IterationPart& p = *report.iterations;
     out << "<p>" << EscapeHtml(IterationsSummary(p)) << "</p>\n";
     WriteHtmlTable(ToHtml(IterationsTable(p, 1000)), out);
+    if (p.gpu_metrics) out << "<p>Steady iterations " << EscapeHtml(SampledLine(*p.gpu_metrics)) << "</p>\n";
     for (const auto& n : p.mfu.notes) out << "<p>" << EscapeHtml(n) << "</p>\n";
     WriteFindings(p.findings, out);
   }

@@ -10,6 +10,7 @@
 
 #include "analysis/iterations/bound_verdict.h"
 #include "analysis/iterations/run_phases.h"
+#include "analysis/stages/stage_gpu_metrics.h"
 #include "analysis/stages/stage_mfu.h"
 #include "analysis/timeline/timeline.h"
 
@@ -23,6 +24,8 @@ struct IterationRow {
   int64_t wall_ns = 0, kernels = 0, kernel_ns = 0;
   double gpu_busy_pct = 0;
   std::string kind;
+  // nsys's GPU metrics sampled inside the iteration's window (runs recorded with them).
+  std::optional<analysis::SampledGpuMetrics> gpu_metrics;
 };
 
 // The repeated iterations of a run without NVTX stages (analysis/iterations/iterations.h).
@@ -37,6 +40,8 @@ struct IterationPart {
   analysis::StageMfu mfu;                   // over the steady iterations
   std::vector<IterationRow> rows;           // differing, warm-up and steady, in order
   std::vector<analysis::Finding> findings;  // the timeline's findings on the steady iterations
+  // nsys's GPU metrics sampled over the steady iterations' windows (runs recorded with them).
+  std::optional<analysis::SampledGpuMetrics> gpu_metrics;
 };
 
 // What the workload already does (analysis/iterations/workload_traits.h).

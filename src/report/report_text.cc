@@ -91,15 +91,6 @@ std::string BackwardLine(const StagePart& s) {
       b.ops, Ms(b.kernel_ns), most);
 }
 
-// "sampled by nsys (every kernel, 812 samples): SMs active 41.0%, tensor active 12.3%, ..."
-std::string SampledLine(const analysis::SampledGpuMetrics& m) {
-  return fmt::format(
-      "sampled by nsys (every kernel, {} samples of the steady windows): SMs active {}, SM issue {}, tensor active {}, "
-      "DRAM read {} and write {} of peak bandwidth",
-      m.samples, Pct(m.sm_active_pct), Pct(m.sm_issue_pct), Pct(m.tensor_active_pct), Pct(m.dram_read_pct),
-      Pct(m.dram_write_pct));
-}
-
 // "measured 12.3% (ncu, 94.1% of kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
 std::string MfuLine(const analysis::StageMfu& m) {
   if (m.lines.empty()) return "";
@@ -171,6 +162,7 @@ void WriteIterationsSummary(const RunReport& r, std::ostream& out) {
   WriteText(IterationsTable(p, 12), out);
   out << "  " << IterationsSummary(p) << "\n";
   if (const std::string mfu = MfuLine(p.mfu); !mfu.empty()) out << "  steady iterations MFU: " << mfu << "\n";
+  if (p.gpu_metrics) out << "  steady iterations " << SampledLine(*p.gpu_metrics) << "\n";
   for (const auto& n : p.mfu.notes) out << "  note: " << n << "\n";
   for (const auto& f : p.findings)
     out << fmt::format("  steady iterations: {} ({:.1f}%); fix: {}\n", f.title, f.size, f.fix);
@@ -375,6 +367,9 @@ void WriteIterationsMarkdown(const RunReport& r, std::ostream& out) {
   out << "## Iterations\n\n" << MarkdownText(IterationsSummary(*r.iterations)) << ".\n\n";
   WriteMarkdownTable(IterationsTable(*r.iterations, 1000), out);
   WriteMarkdownMfu(r.iterations->mfu, out);
+  if (r.iterations->gpu_metrics) {
+    out << "- steady iterations " << MarkdownText(SampledLine(*r.iterations->gpu_metrics)) << "\n\n";
+  }
   WriteMarkdownFindings(r.iterations->findings, " of the steady iterations' time", out);
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kscope::report {
 
 namespace {
@@ -9,6 +11,17 @@ namespace {
 std::string Ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 std::string Ms(int64_t ns) { return Ms(static_cast<double>(ns)); }
 std::string Pct(double v) { return fmt::format("{:.1f}%", v); }
+std::string Pct(std::optional<double> v) { return v ? Pct(*v) : "-"; }
+
+// An iteration's sampled SM, tensor and DRAM figures ("-" where nsys had no sample in it).
+void AppendSampled(const std::optional<analysis::SampledGpuMetrics>& m, std::vector<Cell>& row) {
+  if (!m) {
+    row.insert(row.end(), {"-", "-", "-", "-"});
+    return;
+  }
+  row.insert(row.end(),
+             {Pct(m->sm_active_pct), Pct(m->tensor_active_pct), Pct(m->dram_read_pct), Pct(m->dram_write_pct)});
+}
 
 std::string Workload(const WorkloadPart& w) {
   std::string out;
@@ -54,17 +67,33 @@ Table IterationsTable(const IterationPart& p, size_t max_rows) {
   Table t;
   t.title = "Iterations (found without NVTX, from the " + p.source + ")";
   t.columns = {"#", "Kind", "Start (ms)", "Wall (ms)", "Kernels", "Kernel time (ms)", "GPU busy %"};
+  // nsys's sampled GPU metrics, where the run was recorded with them.
+  const bool sampled = std::any_of(p.rows.begin(), p.rows.end(), [](const auto& r) { return r.gpu_metrics; });
+  if (sampled) t.columns.insert(t.columns.end(), {"SMs active", "Tensor active", "DRAM read", "DRAM write"});
   const size_t n = p.rows.size();
   for (size_t i = 0; i < n; ++i) {
     if (n > max_rows && i >= max_rows - 2 && i + 2 < n) {
-      if (i == max_rows - 2) t.rows.push_back({"...", fmt::format("{} more", n - max_rows), "", "", "", "", ""});
+      if (i == max_rows - 2) {
+        t.rows.push_back({"...", fmt::format("{} more", n - max_rows)});
+        t.rows.back().resize(t.columns.size(), std::string());
+      }
       continue;
     }
     const IterationRow& row = p.rows[i];
     t.rows.push_back({row.index, row.kind, Ms(row.start_ns), Ms(row.wall_ns), row.kernels, Ms(row.kernel_ns),
                       Pct(row.gpu_busy_pct)});
+    if (sampled) AppendSampled(row.gpu_metrics, t.rows.back());
   }
   return t;
+}
+
+// "sampled by nsys (every kernel, 812 samples): SMs active 41.0%, tensor active 12.3%, ..."
+std::string SampledLine(const analysis::SampledGpuMetrics& m) {
+  return fmt::format(
+      "sampled by nsys (every kernel, {} samples of the steady windows): SMs active {}, SM issue {}, tensor active {}, "
+      "DRAM read {} and write {} of peak bandwidth",
+      m.samples, Pct(m.sm_active_pct), Pct(m.sm_issue_pct), Pct(m.tensor_active_pct), Pct(m.dram_read_pct),
+      Pct(m.dram_write_pct));
 }
 
 std::string IterationsSummary(const IterationPart& p) {

@@ -22,4 +22,8 @@ Table PhasesTable(const RunReport& r);
 Table IterationsTable(const IterationPart& p, size_t max_rows);
 std::string IterationsSummary(const IterationPart& p);
 
+// "sampled by nsys (every kernel, 812 samples of the steady windows): SMs active 41.0%, ...":
+// nsys's GPU metrics over a stage's or the loop's steady windows.
+std::string SampledLine(const analysis::SampledGpuMetrics& m);
+
 }  // namespace kscope::report

@@ -9,6 +9,7 @@
 #include "analysis/iterations/run_phases.h"
 #include "analysis/iterations/workload_traits.h"
 #include "analysis/stages/model_flops.h"
+#include "analysis/stages/stage_gpu_metrics.h"
 #include "analysis/stages/stage_steady.h"
 #include "report/run_report_parts.h"
 
@@ -50,8 +51,8 @@ analysis::Stage LoopStage(const analysis::IterationLoop& loop) {
   return s;
 }
 
-IterationRow Row(const analysis::TimelineEvents& events, const analysis::Iteration& it, int64_t index,
-                 std::string kind) {
+IterationRow Row(const analysis::TimelineEvents& events, const analysis::GpuMetricSamples& sampled,
+                 const analysis::Iteration& it, int64_t index, std::string kind) {
   const int64_t wall = it.end - it.start;
   const int64_t busy = analysis::OverlapNs(events.gpu_busy, {it.start, it.end});
   return {.index = index,
@@ -60,7 +61,8 @@ IterationRow Row(const analysis::TimelineEvents& events, const analysis::Iterati
           .kernels = it.kernels,
           .kernel_ns = it.kernel_ns,
           .gpu_busy_pct = wall > 0 ? 100.0 * static_cast<double>(busy) / static_cast<double>(wall) : 0.0,
-          .kind = std::move(kind)};
+          .kind = std::move(kind),
+          .gpu_metrics = analysis::SampleOver(sampled, {{it.start, it.end}})};
 }
 
 std::string Evidence(const analysis::IterationLoop& loop) {
@@ -97,15 +99,18 @@ Result<LoopResult> Iterations(store::Store& store, const StageInputs& in, const 
   p.steady = steady.steady;
   p.first_wall_ns = steady.wall.first;
   p.steady_median_wall_ns = steady.median_wall_ns;
+  auto sampled = analysis::LoadGpuMetrics(store, in.timeline_run);
+  if (!sampled.ok()) return sampled.error();
+  p.gpu_metrics = analysis::SampleOver(*sampled, steady.windows);
   int64_t index = 0;
   for (const auto& it : loop.differing) {
-    p.rows.push_back(Row(in.events, it, ++index, "warm-up (differs)"));
+    p.rows.push_back(Row(in.events, *sampled, it, ++index, "warm-up (differs)"));
     r.windows.windows.push_back({it.start, it.end});
     r.windows.steady.push_back(0);
   }
   for (size_t j = 0; j < loop.iterations.size(); ++j) {
     const bool counted = steady.counted[j] != 0;
-    p.rows.push_back(Row(in.events, loop.iterations[j], ++index, counted ? "steady" : "warm-up"));
+    p.rows.push_back(Row(in.events, *sampled, loop.iterations[j], ++index, counted ? "steady" : "warm-up"));
     r.windows.windows.push_back({loop.iterations[j].start, loop.iterations[j].end});
     r.windows.steady.push_back(counted ? 1 : 0);
   }

@@ -396,22 +396,25 @@ json IterationsJson(const IterationPart& p) {
                     {"kernels", r.kernels},
                     {"kernel_ns", r.kernel_ns},
                     {"gpu_busy_pct", r.gpu_busy_pct}});
+    if (r.gpu_metrics) rows.back()["gpu_metrics"] = GpuMetricsJson(*r.gpu_metrics);
   }
-  return {{"source", p.source},
-          {"evidence", p.evidence},
-          {"period_kernels", p.period_kernels},
-          {"loop_iterations", p.loop_iterations},
-          {"differing", p.differing},
-          {"warmup", p.warmup},
-          {"steady", p.steady},
-          {"graph_launches", p.graph_launches},
-          {"first_wall_ns", p.first_wall_ns},
-          {"steady_median_wall_ns", p.steady_median_wall_ns},
-          {"steady_gpu_busy_pct", p.steady_gpu_busy_pct},
-          {"kernel_coverage_pct", p.kernel_coverage_pct},
-          {"mfu", MfuJson(p.mfu)},
-          {"findings", FindingsJson(p.findings)},
-          {"rows", rows}};
+  json out = {{"source", p.source},
+              {"evidence", p.evidence},
+              {"period_kernels", p.period_kernels},
+              {"loop_iterations", p.loop_iterations},
+              {"differing", p.differing},
+              {"warmup", p.warmup},
+              {"steady", p.steady},
+              {"graph_launches", p.graph_launches},
+              {"first_wall_ns", p.first_wall_ns},
+              {"steady_median_wall_ns", p.steady_median_wall_ns},
+              {"steady_gpu_busy_pct", p.steady_gpu_busy_pct},
+              {"kernel_coverage_pct", p.kernel_coverage_pct},
+              {"mfu", MfuJson(p.mfu)},
+              {"findings", FindingsJson(p.findings)},
+              {"rows", rows}};
+  if (p.gpu_metrics) out["gpu_metrics"] = GpuMetricsJson(*p.gpu_metrics);
+  return out;
 }
 
 json PhasesJson(const std::vector<analysis::RunPhase>& phases) {
@@ -425,7 +428,8 @@ json PhasesJson(const std::vector<analysis::RunPhase>& phases) {
                    {"kernels", p.kernels},
                    {"start_ns", p.start},
                    {"end_ns", p.end},
-                   {"parts", p.parts}});
+                   {"parts", p.parts},
+                   {"between_ns", p.between_ns}});
   }
   return out;
 }

@@ -12,6 +12,11 @@
 //   so; the compiling is the host work before the load);
 // - start-up: the rest before the first window; tail: the rest after the last one;
 //   between: the rest between two windows.
+// The rows tile the span in time order: each is one stretch of time (its range is its wall
+// time), adjacent stretches of one kind make one row, and a `between` gap whose neighbours
+// are both steady windows belongs to the steady row (counted in its between_ns), so a loop of
+// many steady windows is one row, not one per window and gap. A kind may have several rows
+// (a compilation inside the warm-up splits it in two).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +34,9 @@ struct RunPhase {
   int64_t wall_ns = 0, gpu_busy_ns = 0;
   double share_pct = 0, gpu_busy_pct = 0;  // of the run's span; of the phase's own time
   int64_t kernels = 0;                     // kernels that start in it
-  int64_t start = 0, end = 0;              // its first and last instant
-  int64_t parts = 0;                       // disjoint intervals it is made of
+  int64_t start = 0, end = 0;              // its first and last instant: end - start == wall_ns
+  int64_t parts = 0;                       // stretches merged into it (windows and the gaps between them)
+  int64_t between_ns = 0;                  // a steady row: its time between steady windows
 };
 
 // The loop's windows in start order, steady or not.
@@ -39,7 +45,7 @@ struct LoopWindows {
   std::vector<char> steady;
 };
 
-// Phases with time in them, in the order above; none when the loop has no steady window.
+// The rows, in time order, tiling the run's span; none when the loop has no steady window.
 std::vector<RunPhase> SplitRun(const TimelineEvents& events, const LoopWindows& loop, const WorkloadTraits& traits,
                                int64_t min_gap_ns);
 
