@@ -55,9 +55,13 @@ struct Link {
 std::vector<Link> Links(store::Store& s, int64_t run) {
   auto q = s.db().Prepare(
       "SELECT string.value, grid_x, grid_y, grid_z, block_x, block_y, block_z, kernel_index, kernel_run, "
-      "coalesce(kernel_link, '') FROM ncu_launch JOIN string ON string.id = name_id WHERE run_id = ?1 ORDER BY id");
-  EXPECT_TRUE(q.ok());
+      "coalesce(kernel_link, '') FROM ncu_launch JOIN string ON string.id = name_id WHERE run_id = ?1 "
+      "ORDER BY ncu_launch.id");
   std::vector<Link> out;
+  if (!q.ok()) {
+    ADD_FAILURE() << q.error().Line();
+    return out;
+  }
   q->Bind(1, run);
   while (q->Step()) {
     Link l{q->Text(0), {q->Int(1), q->Int(2), q->Int(3), q->Int(4), q->Int(5), q->Int(6)}, {}, {}, q->Text(9)};
