@@ -99,7 +99,7 @@ TEST_F(BadInput, KinetoHundredMegabyteKernelName) {
 
 TEST_F(BadInput, KinetoHundredMegabyteArgumentKscopeSkips) {
   std::string text = testing::ReadGzip(kTrace);
-  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 9;
+  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 8;  // its "{"
   text.insert(args + 1, "\"note\": \"" + std::string(size_t{100} << 20, 'a') + "\", ");
   const std::string p = Path("long_arg.json");
   WriteBytes(p, text);
@@ -110,7 +110,7 @@ TEST_F(BadInput, KinetoHundredMegabyteArgumentKscopeSkips) {
 // length; so with an input-shapes array kscope captures element by element.
 TEST_F(BadInput, KinetoStringsJustPastTheBound) {
   std::string text = testing::ReadGzip(kTrace);
-  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 9;
+  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 8;  // its "{"
   std::string long_arg = text;
   long_arg.insert(args + 1, "\"note\": \"" + std::string((size_t{3} << 19) + 1, 'a') + "\", ");
   const std::string p = Path("arg_1_5_mib.json");
@@ -120,7 +120,7 @@ TEST_F(BadInput, KinetoStringsJustPastTheBound) {
   while (dims.size() <= (size_t{1} << 20)) dims += "[1024, 1024], ";
   dims += "[]]";
   std::string shapes = text;
-  const size_t op_args = shapes.find("\"args\": {", shapes.find("\"cat\": \"cpu_op\"")) + 9;
+  const size_t op_args = shapes.find("\"args\": {", shapes.find("\"cat\": \"cpu_op\"")) + 8;
   shapes.insert(op_args + 1, "\"Input Dims\": " + dims + ", ");
   const std::string q = Path("input_dims.json");
   WriteBytes(q, shapes);
@@ -129,7 +129,7 @@ TEST_F(BadInput, KinetoStringsJustPastTheBound) {
 
 TEST_F(BadInput, KinetoNestingPastTheBound) {
   std::string text = testing::ReadGzip(kTrace);
-  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 9;
+  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 8;  // its "{"
   text.insert(args + 1, "\"deep\": " + std::string(5000, '[') + std::string(5000, ']') + ", ");
   const std::string p = Path("deep.json");
   WriteBytes(p, text);

@@ -175,7 +175,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
 };
 
 bool Handler::Open(bool object) {
-  opened_at_ = input_.Tell() - 1;
+  opened_at_ = input_.Tell();  // RapidJSON calls StartObject before it takes the "{"
   if (++depth_ > kMaxNesting) {
     bound_error = fmt::format(
         "objects and arrays nested more than {} deep at byte {}, past kscope's bound for a "
