@@ -13,7 +13,12 @@ Result<ImportedNcuPasses> ImportNcuPasses(store::Store& store, const std::vector
     if (pass.files.empty()) continue;
     files.insert(files.end(), pass.files.begin(), pass.files.end());
     // The pass's launches come in with its first file (its report, or its raw page).
-    if (plan) options.planned.push_back({pass.files.front(), discovery_run, pass.profiled_rows});
+    if (plan) {
+      options.planned.push_back({.path = pass.files.front(),
+                                 .discovery_run = discovery_run,
+                                 .profiled_rows = pass.profiled_rows,
+                                 .by_matching = pass.by_matching});
+    }
   }
   auto imported = import::ImportFiles(store, files, options, before_commit);
   if (!imported.ok()) return imported.error();

@@ -19,6 +19,7 @@ struct NcuPassFiles {
   int number = 0;                      // 1, 2, ... as the run directory names it (ncu/passN)
   std::vector<std::string> files;      // its report, or its raw and details pages
   std::vector<int64_t> profiled_rows;  // the discovery kernel rows it profiles, in launch order
+  bool by_matching = false;            // its filter named functions: linked by matching (PlannedLaunches)
 };
 
 struct ImportedNcuPass {

@@ -255,8 +255,9 @@ class NcuRuns {
     if (!files.ok()) return files.error();
     import::ImportOptions opts;
     opts.into_run = cap_.run_id;
-    auto imported =
-        ImportNcuPasses(store_, {}, {{static_cast<int>(p + 1), *files, plan_[p].profiled_rows}}, discovery_, opts);
+    const bool by_matching = sel_.name_base == "function";
+    auto imported = ImportNcuPasses(
+        store_, {}, {{static_cast<int>(p + 1), *files, plan_[p].profiled_rows, by_matching}}, discovery_, opts);
     if (!imported.ok()) {
       Error e = imported.error();
       if (req_.config.ncu.import != "export" && import::ncu::IsUnreadVersion(e)) {
@@ -270,8 +271,14 @@ class NcuRuns {
     const ImportedNcuPass& in = imported->passes.front();
     cap_.At(step)["launches_read"] = in.launches;
     launches_read_ += in.launches;
-    cap_.At(step)["linked"] = in.links.planned;
-    if (in.links.mismatched > 0) {
+    cap_.At(step)["linked"] = in.links.planned + (by_matching ? in.links.matched : 0);
+    if (by_matching) {
+      cap_.Note(fmt::format("ncu run {}: the discovery run has no mangled kernel names (a PyTorch profiler trace), so "
+                            "ncu filtered on function names; {} of its {} launches were linked to a kernel of the "
+                            "same name and shape in that run",
+                            p + 1, in.links.matched, in.launches),
+                out_);
+    } else if (in.links.mismatched > 0) {
       cap_.Note(fmt::format("ncu run {}: {} of {} profiled launches were not the discovery run's launch at the planned "
                             "place (the workload launched differently under ncu, e.g. compilation or autotuning that "
                             "ran only in the first run); {} of them were linked to a kernel of the same name and "

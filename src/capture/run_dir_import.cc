@@ -285,8 +285,12 @@ Result<RunDirOutcome> ImportRunDir(store::Store& store, const fs::path& dir, con
   }
   const bool plan = own_discovery || discovery != 0;
   std::vector<NcuPassFiles> planned;
+  // A plan made from a trace run filtered ncu on function names: linked by matching (selection.h).
+  const bool by_matching = m.contains("selection") && m["selection"].is_object() &&
+                           m["selection"].contains("kernel_name_base") &&
+                           m["selection"]["kernel_name_base"] == "function";
   for (const RunDirPass& pass : read_dir->passes) {
-    planned.push_back({pass.number, pass.files, pass.profiled_rows});
+    planned.push_back({pass.number, pass.files, pass.profiled_rows, by_matching});
     if (!plan) {
       out.notes.push_back(fmt::format(
           "ncu pass {}: its discovery run {} is not in this import, so its launches are not linked to kernels",

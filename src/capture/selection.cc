@@ -6,7 +6,9 @@
 #include <charconv>
 #include <optional>
 
+#include "analysis/names/kernel_names.h"
 #include "capture/selection_steps.h"
+#include "store/column_codec.h"
 
 namespace kscope::capture {
 
@@ -43,11 +45,37 @@ std::string UnionFilter(const std::vector<std::string>& names) {
   return names.size() == 1 ? "regex:^" + alt + "$" : "regex:^(" + alt + ")$";
 }
 
+std::string NcuFunctionName(std::string_view demangled) {
+  const std::string base = analysis::IdentifyKernel(demangled).base;
+  int depth = 0;  // the last "::" outside brackets: a lambda's scope or (anonymous namespace) holds some
+  size_t last = std::string::npos;
+  for (size_t i = 0; i + 1 < base.size(); ++i) {
+    const char c = base[i];
+    if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == '>' || c == ']' || c == '}') --depth;
+    if (depth == 0 && c == ':' && base[i + 1] == ':') last = i;
+  }
+  return last == std::string::npos ? base : base.substr(last + 2);
+}
+
+namespace {
+// Whether ncu can filter on the run's mangled names: a C++ kernel without one (a PyTorch
+// profiler trace names its kernels demangled) leaves ncu only its function name.
+bool HasMangledNames(const steps::RunColumns& run) {
+  const auto& names = run.events.kernels.name;
+  for (size_t r = 0; r < names.size(); ++r) {
+    if (run.mangled[r] == store::kNull && run.strings.at(names[r]).find('(') != std::string::npos) return false;
+  }
+  return true;
+}
+}  // namespace
+
 Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const SelectionOptions& cfg,
                                 int64_t passes_per_launch, int64_t warmup_instances, int64_t ncu_rank) {
   auto run = steps::LoadRun(store, run_id);
   if (!run.ok()) return run.error();
   Selection sel;
+  sel.name_base = HasMangledNames(*run) ? "mangled" : "function";
   sel.stage = cfg.stage;
   sel.target = cfg.kernel;
   sel.passes_per_launch = passes_per_launch;

@@ -21,8 +21,11 @@
 namespace kscope::capture {
 
 struct SelectedKernel {
-  std::string name;      // demangled, as nsys shows it
-  std::string mangled;   // the exact identity ncu filters on (--kernel-name-base mangled)
+  std::string name;  // demangled, as nsys shows it
+  // The identity ncu filters on (Selection::name_base): the mangled name, or, for a discovery
+  // run that has none (a PyTorch profiler trace names kernels demangled), the function name
+  // ncu prints ("elementwise_kernel").
+  std::string mangled;
   int64_t launches = 0;  // launches in scope (the stage, or the whole run)
   int64_t total_ns = 0;  // their GPU time
   double share_pct = 0;  // of all kernel time in scope
@@ -60,6 +63,10 @@ struct Selection {
   std::string target;                             // selection.kernel as given ("": the top kernels by time)
   std::vector<std::string> nvtx_exclude;          // ncu --nvtx-exclude values
   std::string filter_mode = "per-launch-config";  // ncu --filter-mode: what --launch-skip/-count count
+  // ncu --kernel-name-base: "mangled", or "function" when the discovery run lacks the mangled
+  // names of its C++ kernels (a trace run); ncu then profiles every kernel of a selected
+  // function name, and its launches are linked by matching, not by their place in the plan.
+  std::string name_base = "mangled";
   int64_t passes_per_launch = 0;                  // ncu replay passes one launch is estimated to take
   double app_s = 0;                               // the workload's span of CUDA calls in the discovery run
   double workload_s = 0;                          // its own wall time (selection.workload_s; else app_s)
@@ -130,5 +137,9 @@ Result<std::pair<int64_t, int64_t>> ParseLaunchRange(const std::string& text);
 // Helpers, exposed for tests.
 std::string EscapeRegex(std::string_view literal);               // every non [A-Za-z0-9_] escaped
 std::string UnionFilter(const std::vector<std::string>& names);  // regex:^(a|b)$ of escaped names
+// The function name ncu's --kernel-name-base function gives a demangled kernel name: no return
+// type, scope, template arguments or parameters ("void at::native::elementwise_kernel<128, 4,
+// ...>(int, ...)" -> "elementwise_kernel"); a C name as it is.
+std::string NcuFunctionName(std::string_view demangled);
 
 }  // namespace kscope::capture

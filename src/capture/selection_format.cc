@@ -190,6 +190,7 @@ nlohmann::json SelectionJson(const Selection& sel) {
       j["passes"].back()["launch_count"] = p.count;
     }
   }
+  if (sel.name_base != "mangled") j["kernel_name_base"] = sel.name_base;  // a trace run's: linked by matching
   return j;
 }
 

@@ -95,7 +95,7 @@ Result<std::vector<SelectedKernel>> RankKernels(const RunColumns& run, const Sco
     if (added) {
       SelectedKernel sk;
       sk.name = run.strings.at(run.events.kernels.name[r]);
-      sk.mangled = run.strings.at(run.Identity(row));
+      sk.mangled = sel.name_base == "function" ? NcuFunctionName(sk.name) : run.strings.at(run.Identity(row));
       all.push_back(std::move(sk));
     }
     SelectedKernel& sk = all[it->second];

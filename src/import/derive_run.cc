@@ -38,6 +38,12 @@ Result<int64_t> LinkLaunches(store::Store& store, const ImportedRun& run, analys
     if (plan == nullptr) continue;
     const int64_t discovery = plan->discovery_run != 0 ? plan->discovery_run : run.run_id;
     const int64_t source = run.ncu[i].file.source_id;
+    if (plan->by_matching) {
+      auto linked = analysis::LinkNcuToTimeline(store, timelines.Of(discovery), run.run_id);
+      if (!linked.ok()) return linked.error();
+      links[i].matched = *linked;
+      continue;
+    }
     auto planned =
         analysis::LinkPlannedLaunches(store, run.run_id, source, plan->profiled_rows, timelines.Of(discovery));
     if (!planned.ok()) return planned.error();

@@ -35,6 +35,10 @@ struct PlannedLaunches {
   std::string path;           // the file as the import names it: a pass's report, or its raw page
   int64_t discovery_run = 0;  // the run holding the kernels; 0: the run the file goes into
   std::vector<int64_t> profiled_rows;
+  // ncu's filter was wider than the plan (function names, for a discovery run without mangled
+  // names: a PyTorch profiler trace): its launches are linked by matching to the discovery
+  // run's kernels (name, grid, block), not by their place in the plan.
+  bool by_matching = false;
   // A node of a job imported as one run: the nsys export whose kernel rows profiled_rows count
   // from (its rows follow those of the nodes before it); "": the run's first kernel.
   std::string rows_of{};

@@ -64,7 +64,9 @@ void WriteRanksSection(const RunReport& report, std::ostream& out) {
   auto duration = [](double ns) { return Num(DurationText(ns)); };
   out << "<section id=\"ranks\">\n<h2>Ranks</h2>\n<p>Each process that launched GPU kernels is a rank. Exposed "
          "communication: communication kernel time on the rank's GPU that none of its compute kernels overlaps. "
-         "Waits for peers: how long its collectives waited for the last rank to start them.</p>\n";
+         "Waits for peers: how long its collectives waited for the last rank to start them. Collectives: per kind, "
+         "their count, time and message bytes (where the capture records sizes: a PyTorch profiler trace does, an "
+         "nsys capture does not: -).</p>\n";
   std::vector<std::string> stages;
   for (const auto& rank : report.ranks) {
     for (const auto& st : rank.stages) {
@@ -92,7 +94,9 @@ void WriteRanksSection(const RunReport& report, std::ostream& out) {
     std::string collectives;
     for (const auto& c : rank.collectives) {
       collectives += (collectives.empty() ? "" : ", ") + c.kind + " " + CountText(c.count) + "\u00d7 " +
-                     DurationText(static_cast<double>(c.ns));
+                     DurationText(static_cast<double>(c.ns)) + " " +
+                     (c.bytes ? SiText(static_cast<double>(*c.bytes), "B") : std::string("-"));
+      if (c.bytes && c.sized < c.count) collectives += fmt::format(" ({} of {} sized)", c.sized, c.count);
     }
     row.push_back({collectives.empty() ? "-" : collectives});
     table.rows.push_back(std::move(row));

@@ -39,7 +39,7 @@ Table RanksTable(const RunReport& r) {
     }
   }
   for (const auto& st : stages) t.columns.push_back("Steady " + st + " (ms)");
-  t.columns.emplace_back("Collectives (count, ms)");
+  t.columns.emplace_back("Collectives (count, ms, MB)");
   for (const auto& rank : r.ranks) {
     std::vector<Cell> row{rank.rank.rank,
                           rank.rank.pid,
@@ -55,12 +55,19 @@ Table RanksTable(const RunReport& r) {
     }
     std::string collectives;
     for (const auto& c : rank.collectives) {
-      collectives += fmt::format("{}{} {}x {}", collectives.empty() ? "" : ", ", c.kind, c.count, Ms(c.ns));
+      collectives += fmt::format("{}{} {}x {} {}", collectives.empty() ? "" : ", ", c.kind, c.count, Ms(c.ns),
+                                 CollectiveMegabytes(c));
     }
     row.emplace_back(collectives.empty() ? std::string("-") : collectives);
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+std::string CollectiveMegabytes(const analysis::RankCollective& c) {
+  if (!c.bytes) return "-";
+  const std::string mb = fmt::format("{:.3f}", static_cast<double>(*c.bytes) / 1e6);
+  return c.sized == c.count ? mb : fmt::format("{} ({} of {} sized)", mb, c.sized, c.count);
 }
 
 std::string StragglerLine(const StragglerPart& s) {

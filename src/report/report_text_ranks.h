@@ -19,6 +19,9 @@ Table RanksTable(const RunReport& r);
 Table RankStagesTable(const RunReport& r);
 // Each rank's five largest kernels by time.
 Table RankKernelsTable(const RunReport& r);
+// A collective kind's message bytes in MB (10^6 bytes, three decimals), "-" where the capture
+// gave no sizes (nsys), "12.345 (3 of 4 sized)" where it gave some.
+std::string CollectiveMegabytes(const analysis::RankCollective& c);
 // "rank 1 arrives last at the collectives: 3.210 ms per step later than the others (...)".
 std::string StragglerLine(const StragglerPart& s);
 

@@ -319,7 +319,11 @@ json RankJson(const RankPart& r) {
         {{"stage", t.stage}, {"instances", t.instances}, {"steady", t.steady}, {"median_wall_ns", t.median_wall_ns}});
   }
   json collectives = json::array();
-  for (const auto& c : r.collectives) collectives.push_back({{"kind", c.kind}, {"count", c.count}, {"ns", c.ns}});
+  for (const auto& c : r.collectives) {
+    json one = {{"kind", c.kind}, {"count", c.count}, {"ns", c.ns}};
+    if (c.bytes) one["bytes"] = *c.bytes, one["sized"] = c.sized;  // where the capture gave message sizes
+    collectives.push_back(std::move(one));
+  }
   json gpu_stages = json::array();
   for (const auto& t : r.gpu_stages) {
     gpu_stages.push_back({{"stage", t.stage},

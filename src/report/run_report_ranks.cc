@@ -76,7 +76,9 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
   if (!names.ok()) return names.error();
   auto stages = analysis::ComputeStages(store, in.timeline_run, &in.nsys);
   if (!stages.ok()) return stages.error();
-  auto figures = analysis::AnalyzeRanks(in.nsys, ranks, *names, *stages, in.config.stages.warmup);
+  auto bytes = analysis::LoadCollectiveBytes(store, in.timeline_run);
+  if (!bytes.ok()) return bytes.error();
+  auto figures = analysis::AnalyzeRanks(in.nsys, ranks, *names, *stages, in.config.stages.warmup, *bytes);
   out.notes.push_back(fmt::format(
       "{} ranks: the stages pool the instances of every rank; each rank's own stages (instances, first and steady "
       "time, GPU busy, MFU and MBU against one GPU's peak) and kernels are in the ranks part (kscope report --rank N: "

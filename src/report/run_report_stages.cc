@@ -25,12 +25,18 @@ struct LeftOut {
   std::set<std::string> library_ranges;
 };
 
-void AddLeftOutNotes(const LeftOut& left_out, std::vector<std::string>& notes) {
+// Where a run's operator ranges came from: a Kineto trace's cpu_op events, or the NVTX ranges
+// nsys records with --pytorch=autograd-nvtx.
+std::string_view OpRangeOrigin(const std::optional<std::string>& source) {
+  return source ? "the trace's cpu_op events" : "nsys --pytorch=autograd-nvtx";
+}
+
+void AddLeftOutNotes(const LeftOut& left_out, std::string_view op_origin, std::vector<std::string>& notes) {
   if (left_out.torch_ops > 0) {
-    notes.push_back(fmt::format(
-        "{} of PyTorch's operator ranges (nsys --pytorch=autograd-nvtx) tie each backward kernel to the forward op "
-        "and stage that made it (backward_of_forward); they are not listed as stages",
-        left_out.torch_ops));
+    notes.push_back(
+        fmt::format("{} of PyTorch's operator ranges ({}) tie each backward kernel to the forward op "
+                    "and stage that made it (backward_of_forward); they are not listed as stages",
+                    left_out.torch_ops, op_origin));
   }
   if (!left_out.library_ranges.empty()) {
     std::string which;
@@ -160,7 +166,7 @@ Status AddStages(store::Store& store, const StageInputs& in, RunReport& out) {
     p.gpu_metrics = analysis::SampleOver(*sampled, p.steady.windows);
     out.stages.push_back(std::move(p));
   }
-  AddLeftOutNotes(left_out, out.notes);
+  AddLeftOutNotes(left_out, OpRangeOrigin(out.run.source), out.notes);
   return Status::Ok();
 }
 

@@ -129,6 +129,18 @@ CREATE TABLE run_rank (
   PRIMARY KEY (run_id, rank)
 ) WITHOUT ROWID;
 
+-- The message size of each communication kernel whose capture gives it: a PyTorch profiler
+-- trace's NCCL kernels carry their collective's element counts and type ("In msg nelems", "Out msg
+-- nelems", "dtype"); nsys exports carry none (docs/kineto.md). Written by the importer; the ranks
+-- view sums it per rank and collective kind (analysis/timeline/rank_figures.h).
+CREATE TABLE collective_message (
+  run_id     INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  kernel_row INTEGER NOT NULL,  -- the kernel's row in the run's kernel stream, from 0
+  in_bytes   INTEGER NOT NULL,  -- its input message: "In msg nelems" x the size of "dtype"
+  out_bytes  INTEGER NOT NULL,  -- its output message: "Out msg nelems" x the size of "dtype"
+  PRIMARY KEY (run_id, kernel_row)
+) WITHOUT ROWID;
+
 -- Derived at import from the event streams (analysis/timeline/nsys_summaries.cc). Values are exact
 -- (not rounded); reports round them the way nsys does. Durations in ns, sizes in bytes.
 -- The duration statistics of a group: n, total, mean, median, min, max, sample stddev.

@@ -13,6 +13,8 @@
 
 namespace kscope {
 
+uint64_t TextHash(std::string_view text) { return XXH3_64bits(text.data(), text.size()); }
+
 Result<std::string> FileContentHash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path, "cannot be read", "check that the file exists and its permissions"};

@@ -79,5 +79,65 @@ TEST_F(BadInput, KinetoWrongFormats) {
                      "ProfilerActivity.CUDA])");
 }
 
+// Every string is bounded at 1 MiB (names, arguments kscope reads and those it skips): a
+// 100 MB one in a real trace's kernel event is refused with one line naming the bound, and
+// the reader stops buffering it there.
+const std::string kLongString = "a string longer than 1 MiB in the JSON object or array that opens at byte ";
+const std::string kLongStringWhy =
+    ", past kscope's bound for a trace (a profiler's names and arguments stay under a few KB); " + kDamaged;
+
+TEST_F(BadInput, KinetoHundredMegabyteKernelName) {
+  std::string text = testing::ReadGzip(kTrace);
+  const std::string key = "\"cat\": \"kernel\", \"name\": \"";
+  const size_t name = text.find(key) + key.size();
+  const size_t event = text.rfind('{', name);
+  text.replace(name, text.find('"', name) - name, std::string(size_t{100} << 20, 'k'));
+  const std::string p = Path("long_name.json");
+  WriteBytes(p, text);
+  ExpectRejected(p, "kscope: error: " + p + ": " + kLongString + std::to_string(event) + kLongStringWhy);
+}
+
+TEST_F(BadInput, KinetoHundredMegabyteArgumentKscopeSkips) {
+  std::string text = testing::ReadGzip(kTrace);
+  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 8;  // its "{"
+  text.insert(args + 1, "\"note\": \"" + std::string(size_t{100} << 20, 'a') + "\", ");
+  const std::string p = Path("long_arg.json");
+  WriteBytes(p, text);
+  ExpectRejected(p, "kscope: error: " + p + ": " + kLongString + std::to_string(args) + kLongStringWhy);
+}
+
+// Between 1 and 2 MiB the parser's buffer holds the string and the reader refuses it by its
+// length; so with an input-shapes array kscope captures element by element.
+TEST_F(BadInput, KinetoStringsJustPastTheBound) {
+  std::string text = testing::ReadGzip(kTrace);
+  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 8;  // its "{"
+  std::string long_arg = text;
+  long_arg.insert(args + 1, "\"note\": \"" + std::string((size_t{3} << 19) + 1, 'a') + "\", ");
+  const std::string p = Path("arg_1_5_mib.json");
+  WriteBytes(p, long_arg);
+  ExpectRejected(p, "kscope: error: " + p + ": " + kLongString + std::to_string(args) + kLongStringWhy);
+  std::string dims = "[";
+  while (dims.size() <= (size_t{1} << 20)) dims += "[1024, 1024], ";
+  dims += "[]]";
+  std::string shapes = text;
+  const size_t op_args = shapes.find("\"args\": {", shapes.find("\"cat\": \"cpu_op\"")) + 8;
+  shapes.insert(op_args + 1, "\"Input Dims\": " + dims + ", ");
+  const std::string q = Path("input_dims.json");
+  WriteBytes(q, shapes);
+  ExpectRejected(q, "kscope: error: " + q + ": " + kLongString + std::to_string(op_args + 15) + kLongStringWhy);
+}
+
+TEST_F(BadInput, KinetoNestingPastTheBound) {
+  std::string text = testing::ReadGzip(kTrace);
+  const size_t args = text.find("\"args\": {", text.find("\"cat\": \"kernel\"")) + 8;  // its "{"
+  text.insert(args + 1, "\"deep\": " + std::string(5000, '[') + std::string(5000, ']') + ", ");
+  const std::string p = Path("deep.json");
+  WriteBytes(p, text);
+  // Open: the top object, traceEvents, the event, its args, then 996 arrays; the 997th is refused.
+  ExpectRejected(p, "kscope: error: " + p + ": objects and arrays nested more than 1000 deep at byte " +
+                        std::to_string(args + 9 + 996) +
+                        ", past kscope's bound for a trace (a profiler's events nest about 7 deep); " + kDamaged);
+}
+
 }  // namespace
 }  // namespace kscope

@@ -1,6 +1,7 @@
 // PyTorch profiler traces recorded on an H100 (tests/data/kineto, record_trace.py): what kscope
 // imports equals the trace's own sums, computed here from a whole-document parse of the trace
 // (kineto_support.h), never from kscope's reader or SQL.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,12 +9,15 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "config/config.h"
 #include "import/import_files.h"
 #include "import/kineto/trace_time.h"
 #include "kineto_support.h"
+#include "report/report_text.h"
 #include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "test_support.h"
 #include "util/temp_dir.h"
 
@@ -351,6 +355,51 @@ TEST(KinetoImport, ReportReadsTheTraceRun) {
   EXPECT_EQ(step->instances, 4);  // two active steps on each of two ranks
   EXPECT_EQ(step->range_ns, steps.total);
   EXPECT_EQ(r->ranks.size(), 2u);
+  // The operator ranges came from the trace's cpu_op events, not from nsys.
+  const auto op_note = std::find_if(r->notes.begin(), r->notes.end(), [](const std::string& n) {
+    return n.find("operator ranges") != std::string::npos;
+  });
+  ASSERT_NE(op_note, r->notes.end());
+  EXPECT_NE(op_note->find("(the trace's cpu_op events)"), std::string::npos) << *op_note;
+  EXPECT_EQ(op_note->find("nsys"), std::string::npos) << *op_note;
+}
+
+// The NCCL kernels' message sizes: per rank and collective kind, the report's bytes are the
+// trace's own sum of each kernel's larger message ("In msg nelems", "Out msg nelems") times its
+// dtype's size, in every view.
+TEST(KinetoImport, CollectiveBytesPerRankEqualTheTraceSums) {
+  auto im = Import({KinetoData("ddp_train_rank0.json.gz"), KinetoData("ddp_train_rank1.json.gz")});
+  auto r = report::BuildRunReport(im.store, im.run, config::Config{});
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  ASSERT_EQ(r->ranks.size(), 2u);
+  const auto json = report::ToJson(*r);
+  std::ostringstream text;
+  report::WriteReportSummary(*r, text);
+  for (int64_t rank : {0, 1}) {
+    auto trace = ReadTraceJson("ddp_train_rank" + std::to_string(rank) + ".json.gz");
+    int64_t count = 0, bytes = 0;
+    for (const auto& e : trace.at("traceEvents")) {
+      if (e.value("cat", "") != "kernel" || !e.at("name").get<std::string>().starts_with("ncclDevKernel_AllReduce"))
+        continue;
+      const auto& a = e.at("args");
+      ASSERT_EQ(a.at("dtype"), "Float");  // 4 bytes an element
+      ++count;
+      bytes += 4 * std::max(a.at("In msg nelems").get<int64_t>(), a.at("Out msg nelems").get<int64_t>());
+    }
+    ASSERT_GT(count, 0);
+    const auto& collectives = r->ranks[static_cast<size_t>(rank)].collectives;
+    ASSERT_EQ(collectives.size(), 1u);
+    EXPECT_EQ(collectives[0].kind, "AllReduce");
+    EXPECT_EQ(collectives[0].count, count);
+    EXPECT_EQ(collectives[0].sized, count);
+    EXPECT_EQ(collectives[0].bytes, bytes);
+    EXPECT_EQ(json["ranks"][rank]["collectives"][0]["bytes"], bytes);
+    const std::string shown = fmt::format("AllReduce {}x ", count);
+    const std::string mb = fmt::format(" {:.3f}", static_cast<double>(bytes) / 1e6);
+    const size_t at = text.str().find(shown);
+    ASSERT_NE(at, std::string::npos) << text.str();
+    EXPECT_NE(text.str().find(mb, at), std::string::npos) << text.str();
+  }
 }
 
 }  // namespace

@@ -146,6 +146,13 @@ TEST(RanksReport, TheViewsShowTheRanksAndReportJsonHoldsThem) {
   EXPECT_NE(text.str().find("Ranks (each process that launched GPU kernels)"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("straggler: rank " + std::to_string(r.straggler->rank)), std::string::npos);
   EXPECT_NE(md.str().find("## Ranks"), std::string::npos);
+  // The nsys export carries no NCCL message sizes (its NVTX payloads are empty): no bytes, "-".
+  for (const auto& rank : r.ranks) {
+    for (const auto& c : rank.collectives) EXPECT_FALSE(c.bytes.has_value()) << c.kind;
+  }
+  EXPECT_FALSE(j["ranks"][0]["collectives"][0].contains("bytes"));
+  EXPECT_NE(text.str().find("AllReduce " + std::to_string(r.ranks[0].collectives[0].count) + "x "), std::string::npos);
+  EXPECT_NE(text.str().find(" -"), std::string::npos);
 }
 
 }  // namespace

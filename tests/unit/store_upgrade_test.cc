@@ -325,7 +325,7 @@ TEST_P(StoreUpgrade, ViewsAreWhatTodaysKscopePrintsForAFreshImport) {
   EXPECT_EQ(Output(old_, {"atlas"}), Output(fresh_, {"atlas"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Releases, StoreUpgrade, ::testing::Values("v1", "v3", "v6", "v7a", "v7", "v8"));
+INSTANTIATE_TEST_SUITE_P(Releases, StoreUpgrade, ::testing::Values("v1", "v3", "v6", "v7a", "v7", "v8", "v9"));
 
 // Each schema change comes with a fixture of the version before it (make_fixture.sh at the last
 // commit of that version), and each fixture is one the upgrade test above opens.
@@ -340,7 +340,7 @@ TEST(StoreFixtures, TheVersionBeforeTodaysHasOne) {
   }
   EXPECT_NE(std::find(versions.begin(), versions.end(), store::kSchemaVersion - 1), versions.end())
       << "add tests/data/store_versions/v" << store::kSchemaVersion - 1 << " (make_fixture.sh) and list it above";
-  EXPECT_EQ(versions.size(), 6U) << "list every fixture in INSTANTIATE_TEST_SUITE_P above";
+  EXPECT_EQ(versions.size(), 7U) << "list every fixture in INSTANTIATE_TEST_SUITE_P above";
 }
 
 // Two kscope commands opening one old store at once: one upgrades it, the other waits for the

@@ -101,8 +101,8 @@ Result<std::map<Key, std::vector<int64_t>>> Candidates(store::Store& store, RunT
 
 }  // namespace
 
-Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline) {
-  const int64_t run_id = timeline.run_id();
+Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline, int64_t launches_run) {
+  const int64_t run_id = launches_run != 0 ? launches_run : timeline.run_id();
   auto launches = UnlinkedLaunches(store, run_id);
   if (!launches.ok()) return launches.error();
   if (launches->empty()) return int64_t{0};
@@ -114,7 +114,7 @@ Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline) {
   auto candidates = Candidates(store, timeline, wanted);
   if (!candidates.ok()) return candidates.error();
   auto up = store.db().Prepare(
-      "UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?1, kernel_link = 'matched' WHERE run_id = ?1 AND id = "
+      "UPDATE ncu_launch SET kernel_index = ?3, kernel_run = ?4, kernel_link = 'matched' WHERE run_id = ?1 AND id = "
       "?2");
   if (!up.ok()) return up.error();
   int64_t linked = 0;
@@ -122,7 +122,7 @@ Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline) {
     auto& next = wanted[l.key];
     auto it = candidates->find(l.key);
     if (it == candidates->end() || next >= it->second.size()) continue;
-    up->Bind(1, run_id).Bind(2, l.id).Bind(3, it->second[next++]);
+    up->Bind(1, run_id).Bind(2, l.id).Bind(3, it->second[next++]).Bind(4, timeline.run_id());
     KSCOPE_RETURN_IF_ERROR(up->Run());
     ++linked;
   }

@@ -14,10 +14,11 @@
 
 namespace kscope::analysis {
 
-// Sets kernel_index/kernel_run/kernel_link ('matched') of the run's unlinked ncu launches to
-// kernels of `timeline`, the run's own; returns how many were linked. A run without nsys
+// Sets kernel_index/kernel_run/kernel_link ('matched') of the unlinked ncu launches of run
+// `launches_run` (0: the timeline's own run) to kernels of `timeline` (another run: the
+// discovery run a targeted profile ran from); returns how many were linked. A timeline without
 // kernels links nothing, and a run without unlinked launches decodes nothing.
-Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline);
+Result<int64_t> LinkNcuToTimeline(store::Store& store, RunTimeline& timeline, int64_t launches_run = 0);
 
 // The innermost range name in ncu's NVTX column ('1014  "<default domain>:decode:none:..."'),
 // "" when there is none.

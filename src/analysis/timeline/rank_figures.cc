@@ -96,7 +96,7 @@ std::string OverlapAdvice(const RankFigures& f, const Straggler& s) {
 
 RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& ranks,
                           const std::unordered_map<int64_t, std::string>& names, const std::vector<Stage>& stages,
-                          int64_t warmup) {
+                          int64_t warmup, const CollectiveBytes& bytes) {
   RankAnalysis out;
   const auto& k = events.kernels;
   std::map<int64_t, size_t> of_pid;  // global pid -> index into ranks
@@ -127,6 +127,10 @@ RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& 
       kc.kind = std::string(CollectiveKindName(c->second->kind));
       ++kc.count;
       kc.ns += d;
+      if (auto b = bytes.find(static_cast<int64_t>(i)); b != bytes.end()) {
+        kc.bytes = kc.bytes.value_or(0) + b->second;
+        ++kc.sized;
+      }
     } else {
       f.compute_ns += d;
       compute[r].push_back({k.start[i], k.end[i]});

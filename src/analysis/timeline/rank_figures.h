@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/stages/stages.h"
+#include "analysis/timeline/collective_bytes.h"
 #include "analysis/timeline/nsys_events.h"
 #include "analysis/timeline/ranks.h"
 
@@ -27,6 +28,10 @@ struct RankStageTime {
 struct RankCollective {
   std::string kind;  // CollectiveKindName: "AllReduce", "AllGather", ...
   int64_t count = 0, ns = 0;
+  // The message bytes of those of them whose capture gave a size (CollectiveBytes), and how
+  // many those are; nullopt when none did (an nsys capture).
+  std::optional<int64_t> bytes;
+  int64_t sized = 0;
 };
 
 struct RankFigures {
@@ -69,9 +74,10 @@ struct RankAnalysis {
 };
 
 // `names`: the kernel names (string ids of events.kernels.name); `stages`: ComputeStages of
-// the run; `warmup`: stage instances left out at the start of each rank (stages.warmup).
+// the run; `warmup`: stage instances left out at the start of each rank (stages.warmup);
+// `bytes`: the run's collective message sizes by kernel row (LoadCollectiveBytes).
 RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& ranks,
                           const std::unordered_map<int64_t, std::string>& names, const std::vector<Stage>& stages,
-                          int64_t warmup);
+                          int64_t warmup, const CollectiveBytes& bytes = {});
 
 }  // namespace kscope::analysis

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "analysis/stages/nvtx_nesting.h"
 #include "analysis/timeline/launch_index.h"
 #include "import/kineto/trace_to_store.h"
+#include "import/nested_ranges.h"
 
 namespace kscope::import::kineto {
 
@@ -34,6 +34,7 @@ Result<ImportResult> TraceToStore::Finish() {
   LinkLaunches();
   KSCOPE_RETURN_IF_ERROR(CountUnlaunched());
   KSCOPE_RETURN_IF_ERROR(WriteThreadNames());
+  KSCOPE_RETURN_IF_ERROR(WriteCollectiveMessages());
   for (const auto& [category, count] : unknown_categories_) {
     TraceEvent e;
     e.cat = category;
@@ -54,29 +55,8 @@ Status TraceToStore::WriteRanges() {
   namespace n = store::nvtx;
   std::stable_sort(ranges_.begin(), ranges_.end(),
                    [](const auto& a, const auto& b) { return a[n::kStart] < b[n::kStart]; });
-  std::vector<analysis::NvtxInterval> intervals;
-  intervals.reserve(ranges_.size());
-  for (const auto& r : ranges_) intervals.push_back({r[n::kStart], r[n::kEnd], r[n::kGlobalTid], true});
-  const analysis::NvtxNesting nesting = analysis::ComputeNvtxNesting(intervals);
-  intervals = {};
   store::EventWriter out(target_.store.db(), target_.run_id, store::kNvtxStream);
-  auto& f = target_.facts.nvtx;
-  const auto base = static_cast<int64_t>(nvtx_base_);
-  for (size_t i = 0; i < ranges_.size(); ++i) {
-    auto& r = ranges_[i];
-    r[n::kParent] = nesting.parent[i] < 0 ? kNull : base + nesting.parent[i];
-    r[n::kDepth] = nesting.depth[i] < 0 ? kNull : nesting.depth[i];
-    KSCOPE_RETURN_IF_ERROR(out.Append(r));
-    f.start.push_back(r[n::kStart]);
-    f.end.push_back(r[n::kEnd]);
-    f.event_type.push_back(r[n::kEventType]);
-    f.domain.push_back(r[n::kDomain]);
-    f.text.push_back(r[n::kText]);
-    f.global_tid.push_back(r[n::kGlobalTid]);
-    f.end_global_tid.push_back(r[n::kEndGlobalTid]);
-    f.parent.push_back(r[n::kParent]);
-    f.depth.push_back(r[n::kDepth]);
-  }
+  KSCOPE_RETURN_IF_ERROR(WriteNestedRanges(ranges_, /*open_end=*/0, out, target_.facts.nvtx));  // all closed
   rows_read_ += out.rows();
   ranges_ = {};
   return out.Finish();
@@ -149,6 +129,18 @@ Status TraceToStore::WriteThreadNames() {
     const int64_t tid = GlobalTid(HostPid(), key & 0xFFFFFF);
     KSCOPE_RETURN_IF_ERROR(insert->Bind(1, target_.run_id).Bind(2, tid).Bind(3, *id).Run());
   }
+  return Status::Ok();
+}
+
+Status TraceToStore::WriteCollectiveMessages() {
+  auto insert = target_.store.db().Prepare(
+      "INSERT INTO collective_message (run_id, kernel_row, in_bytes, out_bytes) VALUES (?1, ?2, ?3, ?4)");
+  if (!insert.ok()) return insert.error();
+  for (const CollectiveMessage& c : collectives_) {
+    KSCOPE_RETURN_IF_ERROR(
+        insert->Bind(1, target_.run_id).Bind(2, c.kernel_row).Bind(3, c.in_bytes).Bind(4, c.out_bytes).Run());
+  }
+  collectives_ = {};
   return Status::Ok();
 }
 

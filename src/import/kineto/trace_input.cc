@@ -37,8 +37,7 @@ void TraceInput::StartGzipIfMagic() {
   }
   gzip_ = raw_len_ >= 2 && raw_[0] == 0x1f && raw_[1] == 0x8b;
   if (!gzip_) {
-    at_ = reinterpret_cast<const char*>(raw_.data());
-    end_ = at_ + raw_len_;
+    Serve(reinterpret_cast<const char*>(raw_.data()), raw_len_);
     return;
   }
   text_.resize(kTextChunk);
@@ -50,7 +49,7 @@ void TraceInput::StartGzipIfMagic() {
   z_open_ = true;
   z_.next_in = raw_.data();
   z_.avail_in = static_cast<uInt>(raw_len_);
-  at_ = end_ = text_.data();
+  begin_ = at_ = end_ = text_.data();
 }
 
 bool TraceInput::ReadRaw() {
@@ -79,9 +78,14 @@ bool TraceInput::Refill() {
     eof_ = true;
     return false;
   }
-  at_ = reinterpret_cast<const char*>(raw_.data());
-  end_ = at_ + raw_len_;
+  Serve(reinterpret_cast<const char*>(raw_.data()), raw_len_);
   return true;
+}
+
+void TraceInput::Serve(const char* text, size_t n) {
+  before_ += static_cast<size_t>(end_ - begin_);  // the buffer before was read to its end
+  begin_ = at_ = text;
+  end_ = text + n;
 }
 
 // Inflates until some text comes out, the data ends or it fails. Several gzip members one
@@ -120,8 +124,7 @@ bool TraceInput::Inflate() {
       return false;
     }
     if (produced > 0) {
-      at_ = text_.data();
-      end_ = at_ + produced;
+      Serve(text_.data(), produced);
       return true;
     }
   }

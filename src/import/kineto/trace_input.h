@@ -31,10 +31,19 @@ class TraceInput {
   }
   Ch Take() {
     if (at_ == end_ && !Refill()) return '\0';
-    ++consumed_;
     return *at_++;
   }
-  [[nodiscard]] size_t Tell() const { return consumed_; }
+  [[nodiscard]] size_t Tell() const { return before_ + static_cast<size_t>(at_ - begin_); }
+  // Passes over JSON whitespace (RapidJSON's SkipWhitespace, below), a buffer at a time.
+  void SkipSpaces() {
+    do {
+      while (at_ != end_) {
+        const char c = *at_;
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+        ++at_;
+      }
+    } while (Refill());
+  }
   // Unused by the reader, required by the concept.
   Ch* PutBegin() { return nullptr; }
   void Put(Ch) {}
@@ -51,6 +60,7 @@ class TraceInput {
 
  private:
   bool Refill();
+  void Serve(const char* text, size_t n);  // the next buffer of text to read
   bool ReadRaw();
   bool Inflate();
   void StartGzipIfMagic();
@@ -58,16 +68,21 @@ class TraceInput {
   std::unique_ptr<FILE, int (*)(FILE*)> file_{nullptr, &fclose};
   const uint8_t* mem_ = nullptr;  // the in-memory input, when there is no file
   size_t mem_size_ = 0, mem_at_ = 0;
-  std::vector<uint8_t> raw_;   // bytes as read from the file
-  std::vector<char> text_;     // inflated text (gzip) or raw_ reinterpreted
-  size_t raw_len_ = 0;         // valid bytes in raw_
-  const char* at_ = nullptr;   // next character
-  const char* end_ = nullptr;  // end of the valid text
-  size_t consumed_ = 0;        // characters taken
+  std::vector<uint8_t> raw_;     // bytes as read from the file
+  std::vector<char> text_;       // inflated text (gzip) or raw_ reinterpreted
+  size_t raw_len_ = 0;           // valid bytes in raw_
+  const char* begin_ = nullptr;  // the text buffer being read
+  const char* at_ = nullptr;     // next character
+  const char* end_ = nullptr;    // end of the valid text
+  size_t before_ = 0;            // characters of the buffers before this one
   uint64_t raw_read_ = 0;
   bool gzip_ = false, z_open_ = false, z_member_done_ = false, eof_ = false, raw_eof_ = false;
   z_stream z_{};
   std::string error_;
 };
+
+// RapidJSON skips whitespace through this overload (found by argument-dependent lookup, it is
+// preferred to its character-at-a-time template): pretty-printed traces are a fifth spaces.
+inline void SkipWhitespace(TraceInput& is) { is.SkipSpaces(); }
 
 }  // namespace kscope::import::kineto

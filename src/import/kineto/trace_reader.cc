@@ -4,6 +4,9 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <vector>
 
 #include "import/kineto/trace_time.h"
@@ -11,6 +14,43 @@
 namespace kscope::import::kineto {
 
 namespace {
+
+// Bounds no profiler's trace comes near (names and arguments stay under a few KB; events nest
+// about 7 deep), in line with the nsys and ncu importers' 1 MiB per field: a hostile or
+// damaged file is refused with one line instead of filling memory.
+constexpr size_t kMaxStringBytes = size_t{1} << 20;  // a string, key, number or captured array
+constexpr size_t kMaxNesting = 1000;                 // open objects and arrays
+// RapidJSON buffers each string whole on its stack, which grows by half: bounded here at twice
+// the string bound (strings between the two are refused by the handler, which sees their length).
+constexpr size_t kMaxStackBytes = 2 * kMaxStringBytes + (size_t{64} << 10);
+
+struct StackFull {};  // thrown by BoundedStack, caught by ReadTrace: a string past the bound
+
+// RapidJSON's stack allocator, refusing to grow past kMaxStackBytes (its stack cannot take a
+// failed allocation, so the refusal leaves by exception, caught at once in ReadTrace).
+class BoundedStack {
+ public:
+  static const bool kNeedFree = true;
+  void* Malloc(size_t size) { return size == 0 ? nullptr : Grow(nullptr, size); }
+  void* Realloc(void* p, size_t /*old_size*/, size_t new_size) { return Grow(p, new_size); }
+  static void Free(void* p) { std::free(p); }
+
+ private:
+  static void* Grow(void* p, size_t size) {
+    if (size > kMaxStackBytes) throw StackFull{};
+    void* q = std::realloc(p, size);
+    if (q == nullptr) throw std::bad_alloc();
+    return q;
+  }
+};
+
+// `opened_at`: the byte of the last '{' or '[' before the string (the event or args holding it).
+std::string TooLong(size_t opened_at) {
+  return fmt::format(
+      "a string longer than {} MiB in the JSON object or array that opens at byte {}, past kscope's "
+      "bound for a trace (a profiler's names and arguments stay under a few KB)",
+      kMaxStringBytes >> 20, opened_at);
+}
 
 // Where the handler is in the document.
 enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kDevices, kDevice, kDistributed, kCapture, kSkip };
@@ -29,11 +69,41 @@ std::optional<Arg> ArgOf(std::string_view key) {
       {"Input Dims", Arg::kInputDims},
       {"grid", Arg::kGrid},
       {"block", Arg::kBlock},
+      {"In msg nelems", Arg::kInNelems},
+      {"Out msg nelems", Arg::kOutNelems},
+      {"dtype", Arg::kDtype},
   }};
+  // Most of an event's arguments are ones kscope does not read: those of another length are
+  // passed over without a comparison.
+  static constexpr uint64_t kLengths = [] {
+    uint64_t bits = 0;
+    for (const auto& [k, a] : kKeys) bits |= uint64_t{1} << k.size();
+    return bits;
+  }();
+  if (key.size() >= 64 || ((kLengths >> key.size()) & 1) == 0) return std::nullopt;
   for (const auto& [k, a] : kKeys) {
     if (k == key) return a;
   }
   return std::nullopt;
+}
+
+// The event field a key names: the string an event's scalar goes into, or null for a field
+// kscope does not read. `ts` and `dur` only as numbers.
+std::string* EventField(TraceEvent& e, std::string_view key, bool is_string) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") return &e.ph;
+      if (key == "ts" && !is_string) return &e.ts;
+      return nullptr;
+    case 3:
+      if (key == "cat") return &e.cat;
+      if (key == "pid") return &e.pid;
+      if (key == "tid") return &e.tid;
+      if (key == "dur" && !is_string) return &e.dur;
+      return nullptr;
+    case 4: return key == "name" ? &e.name : nullptr;
+    default: return nullptr;
+  }
 }
 
 // The SAX handler: a stack of frames, one per open object or array kscope looks into.
@@ -46,25 +116,41 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool EndObject(rapidjson::SizeType /*members*/) { return Close(); }
   bool EndArray(rapidjson::SizeType /*elements*/) { return Close(); }
   bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) {
-    key_.assign(s, n);
+    if (!Bounded(n)) return false;
+    if (n <= key_buf_.size()) {  // a trace's keys are short: copied without a std::string
+      std::memcpy(key_buf_.data(), s, n);
+      key_ = {key_buf_.data(), n};
+    } else {
+      long_key_.assign(s, n);
+      key_ = long_key_;
+    }
     return true;
   }
-  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) { return Scalar({s, n}, true); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) { return Scalar({s, n}, false); }
+  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) { return Bounded(n) && Scalar({s, n}, true); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) { return Bounded(n) && Scalar({s, n}, false); }
   bool Null() { return Scalar("null", false); }
   bool Bool(bool b) { return Scalar(b ? "true" : "false", false); }
 
   [[nodiscard]] bool saw_events() const { return saw_events_; }
   [[nodiscard]] bool top_not_object() const { return top_not_object_; }
   Status sink_status;
+  std::string bound_error;  // a string or nesting past kscope's bounds
+  [[nodiscard]] size_t opened_at() const { return opened_at_; }
 
  private:
+  // Whether a string of `bytes` is within the bound; else the error names where it opens.
+  bool Bounded(size_t bytes, size_t opened_at) {
+    if (bytes <= kMaxStringBytes) return true;
+    bound_error = TooLong(opened_at);
+    return false;
+  }
+  bool Bounded(size_t bytes) { return Bounded(bytes, opened_at_); }
   bool Open(bool object);
   bool Close();
   bool Scalar(std::string_view v, bool is_string);
   bool OpenInTop(bool object);
   bool OpenCapture(std::string& into);
-  void AppendCaptured(std::string_view text);
+  bool AppendCaptured(std::string_view text);
   bool Check(const Status& st) {
     if (!st.ok()) sink_status = st;
     return st.ok();
@@ -73,17 +159,30 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   TraceSink& sink_;
   TraceInput& input_;
   std::vector<Frame> stack_;
-  std::string key_;
+  std::string_view key_;            // the last key read (in key_buf_ or long_key_)
+  std::array<char, 64> key_buf_{};  // (RapidJSON's own copy is gone before its value comes)
+  std::string long_key_;
   TraceEvent event_;
   DeviceProperty device_;
   DistributedInfo distributed_;
   std::string* capture_ = nullptr;   // the argument an array is written into
   std::vector<bool> capture_first_;  // per open array of the capture: no element yet
   int skip_depth_ = 0;
+  size_t opened_at_ = 0;   // byte of the last '{' or '[' read
+  size_t depth_ = 0;       // objects and arrays open
+  size_t capture_at_ = 0;  // byte of the '[' of the array being captured
   bool saw_events_ = false, top_not_object_ = false;
 };
 
 bool Handler::Open(bool object) {
+  opened_at_ = input_.Tell();  // RapidJSON calls StartObject before it takes the "{"
+  if (++depth_ > kMaxNesting) {
+    bound_error = fmt::format(
+        "objects and arrays nested more than {} deep at byte {}, past kscope's bound for a "
+        "trace (a profiler's events nest about 7 deep)",
+        kMaxNesting, opened_at_);
+    return false;
+  }
   if (stack_.empty()) {
     if (!object) top_not_object_ = true;
     stack_.push_back(Frame::kTop);
@@ -123,7 +222,7 @@ bool Handler::Open(bool object) {
       break;
     case Frame::kCapture:
       if (!object) {
-        AppendCaptured("[");
+        if (!AppendCaptured("[")) return false;
         capture_first_.push_back(true);
         return true;
       }
@@ -157,19 +256,23 @@ bool Handler::OpenInTop(bool object) {
 
 bool Handler::OpenCapture(std::string& into) {
   capture_ = &into;
+  capture_at_ = opened_at_;
   capture_->assign("[");
   capture_first_.assign(1, true);
   stack_.push_back(Frame::kCapture);
   return true;
 }
 
-void Handler::AppendCaptured(std::string_view text) {
+bool Handler::AppendCaptured(std::string_view text) {
+  if (!Bounded(capture_->size() + text.size(), capture_at_)) return false;
   if (!capture_first_.back()) capture_->append(", ");
   capture_first_.back() = false;
   capture_->append(text);
+  return true;
 }
 
 bool Handler::Close() {
+  --depth_;
   const Frame f = stack_.back();
   switch (f) {
     case Frame::kSkip:
@@ -200,25 +303,12 @@ bool Handler::Scalar(std::string_view v, bool is_string) {
   switch (stack_.back()) {
     case Frame::kTop: return Check(sink_.OnTopLevel(key_, v));
     case Frame::kEvent:
-      if (key_ == "ph")
-        event_.ph.assign(v);
-      else if (key_ == "cat")
-        event_.cat.assign(v);
-      else if (key_ == "name")
-        event_.name.assign(v);
-      else if (key_ == "pid")
-        event_.pid.assign(v);
-      else if (key_ == "tid")
-        event_.tid.assign(v);
-      else if (key_ == "ts" && !is_string)
-        event_.ts.assign(v);
-      else if (key_ == "dur" && !is_string)
-        event_.dur.assign(v);
+      if (std::string* field = EventField(event_, key_, is_string)) field->assign(v);
       return true;
     case Frame::kArgs:
       if (auto a = ArgOf(key_)) event_.args[static_cast<size_t>(*a)].assign(v);
       return true;
-    case Frame::kCapture: AppendCaptured(v); return true;
+    case Frame::kCapture: return AppendCaptured(v);
     case Frame::kDevice: {
       if (key_ == "name") device_.name.assign(v);
       const auto n = is_string ? std::nullopt : ParseInteger(v);
@@ -252,10 +342,18 @@ bool Handler::Scalar(std::string_view v, bool is_string) {
 
 Status ReadTrace(TraceInput& input, TraceSink& sink) {
   Handler handler(sink, input);
-  rapidjson::Reader reader;
+  BoundedStack stack;
+  rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedStack> reader(&stack);
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag |
                               rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
-  const rapidjson::ParseResult ok = reader.Parse<kFlags>(input, handler);
+  const std::string refused = "the file is damaged or not a trace: record or copy it again";
+  rapidjson::ParseResult ok;
+  try {
+    ok = reader.Parse<kFlags>(input, handler);
+  } catch (const StackFull&) {
+    return Error{"", TooLong(handler.opened_at()), refused};
+  }
+  if (!handler.bound_error.empty()) return Error{"", handler.bound_error, refused};
   // Corrupt deflate data can inflate to text before zlib notices: when the JSON fails in a
   // gzip file, the rest is inflated too, so that a damaged gzip stream is named as such.
   if (!ok && input.gzip()) {

@@ -31,6 +31,9 @@ enum class Arg : uint8_t {
   kInputDims,    // "Input Dims" (record_shapes=True)
   kGrid,         // "grid" [x, y, z]
   kBlock,        // "block" [x, y, z]
+  kInNelems,     // "In msg nelems": a collective's input elements (NCCL kernels, record_param_comms)
+  kOutNelems,    // "Out msg nelems": its output elements
+  kDtype,        // "dtype": their element type ("Float", "BFloat16")
   kCount
 };
 

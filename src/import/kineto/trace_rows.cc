@@ -50,14 +50,13 @@ std::optional<CopyKind> CopyKindOf(std::string_view name) {
   return std::nullopt;
 }
 
-std::string OpRangeText(const TraceEvent& e) {
-  std::string text = e.name;
-  if (const auto& seq = e.arg(Arg::kSequence); !seq.empty()) text += ", seq = " + seq;
+void OpRangeText(const TraceEvent& e, std::string& out) {
+  out.assign(e.name);
+  if (const auto& seq = e.arg(Arg::kSequence); !seq.empty()) out.append(", seq = ").append(seq);
   // op_id marks the text as an op range; the trace's External id would make every op's
   // text a string of its own (hundreds of thousands in a long trace), so it is left out.
-  text += ", op_id = 0";
-  if (const auto& dims = e.arg(Arg::kInputDims); !dims.empty()) text += ", sizes = " + dims;
-  return text;
+  out.append(", op_id = 0");
+  if (const auto& dims = e.arg(Arg::kInputDims); !dims.empty()) out.append(", sizes = ").append(dims);
 }
 
 std::string_view AnnotationText(std::string_view name) {
@@ -84,6 +83,32 @@ std::optional<std::array<int64_t, 3>> Dim3(std::string_view text) {
     text = i < 2 ? text.substr(comma + 2) : std::string_view();
   }
   return v;
+}
+
+std::optional<int64_t> DtypeBytes(std::string_view dtype) {
+  static constexpr std::array<std::pair<std::string_view, int64_t>, 16> kSizes = {{
+      {"Float", 4},
+      {"BFloat16", 2},
+      {"Half", 2},
+      {"Double", 8},
+      {"Long", 8},
+      {"Int", 4},
+      {"Short", 2},
+      {"Char", 1},
+      {"Byte", 1},
+      {"Bool", 1},
+      {"ComplexHalf", 4},
+      {"ComplexFloat", 8},
+      {"ComplexDouble", 16},
+      {"UInt16", 2},
+      {"UInt32", 4},
+      {"UInt64", 8},
+  }};
+  for (const auto& [name, bytes] : kSizes) {
+    if (name == dtype) return bytes;
+  }
+  if (dtype.starts_with("Float8_")) return 1;  // Float8_e4m3fn, Float8_e5m2, ...
+  return std::nullopt;
 }
 
 std::string CudaVersionText(int64_t v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }

@@ -36,7 +36,8 @@ std::optional<CopyKind> CopyKindOf(std::string_view name);
 // A CPU op as PyTorch's emit_nvtx names its range, which kscope's op analysis reads
 // (analysis/stages/torch_ops.h): "aten::mm, seq = 12, op_id = 0, sizes = [[2, 4], [4, 8]]"
 // (seq: the autograd sequence number, which ties a backward op to its forward op).
-std::string OpRangeText(const TraceEvent& e);
+// Written into `out` (its buffer reused from one op to the next).
+void OpRangeText(const TraceEvent& e, std::string& out);
 
 // A record_function range's text: "ProfilerStep#7" is one iteration of the stage
 // "ProfilerStep" (its number is its place among them); other names as they are.
@@ -50,6 +51,10 @@ inline int64_t GlobalTid(int64_t global_pid, int64_t tid) { return global_pid | 
 
 // "[512, 1, 1]" -> its three numbers; nullopt when it is not three integers.
 std::optional<std::array<int64_t, 3>> Dim3(std::string_view text);
+
+// The bytes of one element of a PyTorch dtype as record_param_comms names it ("Float": 4,
+// "BFloat16": 2, "Float8_e4m3fn": 1); nullopt for a name it does not know.
+std::optional<int64_t> DtypeBytes(std::string_view dtype);
 
 // A CUDA version as Kineto writes it (13000, 12040) as kscope's manifests spell it ("13.0").
 std::string CudaVersionText(int64_t v);

@@ -20,8 +20,7 @@ TraceToStore::TraceToStore(const std::string& path, const ImportTarget& target)
       memops_(target.store.db(), target.run_id, store::kMemopStream),
       api_(target.store.db(), target.run_id, store::kApiStream),
       kernel_base_(target.facts.kernels.start.size()),
-      memop_base_(target.facts.memops.start.size()),
-      nvtx_base_(target.facts.nvtx.start.size()) {}
+      memop_base_(target.facts.memops.start.size()) {}
 
 Status TraceToStore::OnTopLevel(std::string_view key, std::string_view value) {
   if (key == "displayTimeUnit") {
@@ -60,7 +59,7 @@ Status TraceToStore::OnDistributed(const DistributedInfo& info) {
 }
 
 Result<int64_t> TraceToStore::Intern(std::string_view s) {
-  if (auto it = strings_.find(std::string(s)); it != strings_.end()) return it->second;
+  if (auto it = strings_.find(s); it != strings_.end()) return it->second;
   auto id = target_.store.InternString(s);
   if (!id.ok()) return id.error();
   if (*id > INT32_MAX) return Error{path_, "more than 2^31 strings in the store", "import into a new database"};
@@ -111,7 +110,10 @@ Status TraceToStore::OnEvent(const TraceEvent& e) {
     for (const TraceEvent& g : pending) KSCOPE_RETURN_IF_ERROR(OnEvent(g));
   }
   if (kind == EventKind::kCudaCall) return OnCudaCall(e, *t);
-  if (kind == EventKind::kCpuOp) return OnRange(e, *t, OpRangeText(e));
+  if (kind == EventKind::kCpuOp) {
+    OpRangeText(e, op_text_);
+    return OnRange(e, *t, op_text_);
+  }
   return OnRange(e, *t, AnnotationText(e.name));
 }
 
@@ -152,12 +154,31 @@ Status TraceToStore::OnKernel(const TraceEvent& e, Span t) {
   row[k::kRegisters] = ArgOr(e, Arg::kRegisters);
   KSCOPE_RETURN_IF_ERROR(kernels_.Append(row));
   auto& f = target_.facts.kernels;
+  KSCOPE_RETURN_IF_ERROR(OnCollectiveMessage(e, static_cast<int64_t>(f.start.size())));
   f.start.push_back(t.start);
   f.end.push_back(t.end);
   f.correlation.push_back(row[k::kCorrelation]);
   f.name.push_back(static_cast<int32_t>(*name));
   kernel_pid_.push_back(row[k::kGlobalPid]);
   ++kernels_per_device_[row[k::kDevice]];
+  return Status::Ok();
+}
+
+// An NCCL kernel's message: its element counts times its dtype's size (kernels without them
+// are not collectives, or come from a PyTorch that does not record them).
+Status TraceToStore::OnCollectiveMessage(const TraceEvent& e, int64_t kernel_row) {
+  const auto in = ParseInteger(e.arg(Arg::kInNelems));
+  const auto out = ParseInteger(e.arg(Arg::kOutNelems));
+  if (!in && !out) return Status::Ok();
+  const auto size = DtypeBytes(e.arg(Arg::kDtype));
+  if (!size || in.value_or(0) < 0 || out.value_or(0) < 0 ||
+      std::max(in.value_or(0), out.value_or(0)) > INT64_MAX / 16) {
+    return Problem(e,
+                   fmt::format("collective message of dtype \"{}\" or size kscope does not read (its bytes left out)",
+                               e.arg(Arg::kDtype).substr(0, 100)),
+                   false);
+  }
+  collectives_.push_back({kernel_row, in.value_or(0) * *size, out.value_or(0) * *size});
   return Status::Ok();
 }
 

@@ -19,6 +19,7 @@
 #include "import/kineto/trace_rows.h"
 #include "import/kineto/trace_time.h"
 #include "store/event_writer.h"
+#include "util/file_hash.h"
 
 namespace kscope::import::kineto {
 
@@ -47,6 +48,8 @@ class TraceToStore final : public TraceSink {
   Status OnCudaCall(const TraceEvent& e, Span t);
   Status OnRange(const TraceEvent& e, Span t, std::string_view text);
   Status OnMetadata(const TraceEvent& e);
+  Status OnCollectiveMessage(const TraceEvent& e, int64_t kernel_row);
+  Status WriteCollectiveMessages();
   Status OnGpuEvent(const TraceEvent& e, Span t);
   Status Problem(const TraceEvent& e, std::string_view what, bool skipped = true);
   Result<int64_t> Intern(std::string_view s);
@@ -70,14 +73,23 @@ class TraceToStore final : public TraceSink {
   store::EventWriter kernels_, memops_, api_;
   std::vector<TraceEvent> pending_gpu_;  // GPU events before the first CPU event named the process
   // This file's part of the run's facts starts here (earlier files of the run come first).
-  size_t kernel_base_, memop_base_, nvtx_base_;
+  size_t kernel_base_, memop_base_;
   std::vector<int64_t> kernel_pid_, memop_pid_;  // this file's operations' processes
   ApiLinks api_links_;
   std::vector<std::array<int64_t, store::nvtx::kCount>> ranges_;
   std::map<int64_t, std::string> thread_names_;  // global tid -> name
-  std::unordered_map<std::string, int64_t> strings_;
+  struct TextHash {  // looks strings up by string_view, without making a std::string of each
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return kscope::TextHash(s); }
+  };
+  std::unordered_map<std::string, int64_t, TextHash, std::equal_to<>> strings_;
+  std::string op_text_;  // the current CPU op's range text (OpRangeText), its buffer reused
   std::map<std::string, int64_t> unknown_categories_;  // category -> events
-  std::vector<bool> launched_;                         // per operation of the run: linked to its call
+  struct CollectiveMessage {
+    int64_t kernel_row, in_bytes, out_bytes;
+  };
+  std::vector<CollectiveMessage> collectives_;  // the NCCL kernels' message sizes
+  std::vector<bool> launched_;                  // per operation of the run: linked to its call
   int64_t rows_read_ = 0, rows_skipped_ = 0, problems_ = 0, unlaunched_ = 0, past_window_ = 0;
   std::optional<int64_t> window_end_;  // the profiler's "Record Window End"
 };

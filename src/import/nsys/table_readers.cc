@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "analysis/stages/nvtx_nesting.h"
+#include "import/nested_ranges.h"
 
 namespace kscope::import::nsys {
 
@@ -274,35 +274,11 @@ Status ReadNvtx(FileContext& ctx, sql::Db& db, analysis::NsysEvents::Nvtx& facts
   }
   if (!q->status().ok()) return ctx.ReadError(db, table);
 
-  // Nesting: the tightest enclosing range on the same thread, among ranges closed on the
-  // thread that opened them. Ranges never closed end at the last range timestamp.
+  // Ranges never closed end at the last range timestamp.
   int64_t max_ts = 0;
   for (const auto& r : rows) max_ts = std::max({max_ts, r[n::kStart], r[n::kEnd]});
-  std::vector<analysis::NvtxInterval> intervals;
-  intervals.reserve(rows.size());
-  for (const auto& r : rows) {
-    intervals.push_back(
-        {r[n::kStart], r[n::kEnd] == kNull ? max_ts : r[n::kEnd], r[n::kGlobalTid], r[n::kEndGlobalTid] == kNull});
-  }
-  const analysis::NvtxNesting nesting = analysis::ComputeNvtxNesting(intervals);
-  // Rows of this file follow those of earlier files of the run: parents are run-wide rows.
-  const auto base = static_cast<int64_t>(facts.start.size());
   store::EventWriter out = ctx.Writer(store::kNvtxStream);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    auto& r = rows[i];
-    r[n::kParent] = nesting.parent[i] < 0 ? kNull : base + nesting.parent[i];
-    r[n::kDepth] = nesting.depth[i] < 0 ? kNull : nesting.depth[i];
-    KSCOPE_RETURN_IF_ERROR(out.Append(r));
-    facts.start.push_back(r[n::kStart]);
-    facts.end.push_back(r[n::kEnd]);
-    facts.event_type.push_back(r[n::kEventType]);
-    facts.domain.push_back(r[n::kDomain]);
-    facts.text.push_back(r[n::kText]);
-    facts.global_tid.push_back(r[n::kGlobalTid]);
-    facts.end_global_tid.push_back(r[n::kEndGlobalTid]);
-    facts.parent.push_back(r[n::kParent]);
-    facts.depth.push_back(r[n::kDepth]);
-  }
+  KSCOPE_RETURN_IF_ERROR(WriteNestedRanges(rows, max_ts, out, facts));
   return ctx.Finish(out);
 }
 

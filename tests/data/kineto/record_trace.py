@@ -7,6 +7,11 @@
 #          'optimizer' ranges.
 #   ddp:   GPT-2 DDP training (zoo/models/ddp_train.py) under torchrun, one trace per rank,
 #          same schedule (its NCCL all-reduces and distributedInfo).
+#   whole: the inference of 'infer', one request, with every CUDA kernel of the process inside
+#          the profiler (the model is cast and moved before the first kernel, no warm-up
+#          outside it), so that the trace counts each kernel's launches from the process's
+#          first, as ncu does: the workload of `kscope profile --discovery TRACE-RUN` and of an
+#          ncu report imported into the trace run (docs/kineto/ncu_on_trace.md).
 # Usage: python3 record_trace.py MODE OUTDIR   (ddp: torchrun --nproc_per_node=2 record_trace.py ddp OUTDIR)
 import gzip
 import os
@@ -24,7 +29,11 @@ ACTIVITIES = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
 
 def export(prof, name):
     path = os.path.join(outdir, name + ".json")
-    prof.export_chrome_trace(path)
+    try:
+        prof.export_chrome_trace(path)
+    except RuntimeError as e:  # under ncu, CUPTI may refuse the profiler a second subscriber
+        print("no trace:", e, flush=True)
+        return
     with open(path, "rb") as f, gzip.open(path + ".gz", "wb", compresslevel=9) as g:
         shutil.copyfileobj(f, g)
     os.remove(path)
@@ -53,6 +62,26 @@ def infer():
                             kv, nxt = out.past_key_values, out.logits[:, -1:].argmax(-1)
                     torch.cuda.synchronize()
     export(prof, "decoder_infer")
+
+
+def whole():
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+    cfg = Qwen2Config(hidden_size=512, intermediate_size=1408, num_hidden_layers=2, num_attention_heads=8,
+                      num_key_value_heads=2, vocab_size=32000, max_position_embeddings=1024)
+    model = Qwen2ForCausalLM(cfg).to(torch.bfloat16).eval()
+    prompt = torch.randint(0, 32000, (2, 64))
+    with torch.inference_mode(), profile(activities=ACTIVITIES, record_shapes=True) as prof:
+        model, prompt = model.cuda(), prompt.cuda()  # copies only: no kernel before the profiler
+        with record_function("generate"):
+            with record_function("prefill"):
+                out = model(prompt, use_cache=True)
+                kv, nxt = out.past_key_values, out.logits[:, -1:].argmax(-1)
+            with record_function("decode"):
+                for _ in range(3):
+                    out = model(nxt, past_key_values=kv, use_cache=True)
+                    kv, nxt = out.past_key_values, out.logits[:, -1:].argmax(-1)
+            torch.cuda.synchronize()
+    export(prof, "decoder_whole")
 
 
 def train_steps(model, opt, ids, prof, steps):
@@ -101,5 +130,5 @@ def ddp():
     dist.destroy_process_group()
 
 
-{"infer": infer, "train": train, "ddp": ddp}[mode]()
+{"infer": infer, "train": train, "ddp": ddp, "whole": whole}[mode]()
 print("ok", mode, flush=True)
