@@ -84,8 +84,10 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
       placeholder.nvtx_include = c.selection.stage + "/";
       out_ << "# (the NVTX filter of a start/end range has no trailing '/': the discovery run tells which)\n";
     }
-    out_ << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, placeholder, NcuPass{{}, "<selected kernels>", {}},
-                                      NcuMetrics(c.ncu), base + "/ncu/pass1", req.workload))
+    NcuPass pass;
+    pass.filter = "<selected kernels>";
+    out_ << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, placeholder, pass, NcuMetrics(c.ncu), base + "/ncu/pass1",
+                                      req.workload))
          << "\n";
     return Status::Ok();
   }

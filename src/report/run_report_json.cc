@@ -2,18 +2,13 @@
 
 #include <cmath>
 
+#include "report/json_values.h"
+
 namespace kscope::report {
 
 using nlohmann::json;
 
 namespace {
-
-// A number, or null when absent or not finite.
-json Opt(const std::optional<double>& v) { return v && std::isfinite(*v) ? json(*v) : json(); }
-json Text(const std::optional<std::string>& s) { return s ? json(*s) : json(); }
-json Int(const std::optional<int64_t>& v) { return v ? json(*v) : json(); }
-// A text, or null when empty.
-json NonEmpty(const std::string& s) { return s.empty() ? json() : json(s); }
 
 json RunFields(const RunPart& r);
 
@@ -66,6 +61,8 @@ json SummaryJson(const SummaryPart& s) {
           {"profiled_kernels", s.profiled_kernels}};
 }
 
+}  // namespace
+
 json FindingsJson(const std::vector<analysis::Finding>& findings) {
   json out = json::array();
   for (const auto& f : findings) {
@@ -78,6 +75,8 @@ json FindingsJson(const std::vector<analysis::Finding>& findings) {
   }
   return out;
 }
+
+namespace {
 
 json TimelineJson(const TimelinePart& t) {
   const analysis::TimelineDiagnosis& d = t.diagnosis;
@@ -111,6 +110,8 @@ json PeakJson(const std::optional<analysis::StagePeak>& p) {
           {"clock_hz", Opt(p->clock_hz)}};
 }
 
+}  // namespace
+
 json MfuJson(const analysis::StageMfu& m) {
   json lines = json::array();
   for (const auto& l : m.lines) {
@@ -142,6 +143,8 @@ json MfuJson(const analysis::StageMfu& m) {
           {"mbu_pct", Opt(m.mbu_pct)},
           {"notes", m.notes}};
 }
+
+namespace {
 
 json SpreadJson(const analysis::InstanceSpread& s) {
   return {{"first_ns", s.first}, {"median_ns", s.median}, {"min_ns", s.min}, {"max_ns", s.max}};
@@ -197,6 +200,8 @@ json StageKernelsJson(const std::vector<StageKernelRow>& kernels) {
   return top;
 }
 
+}  // namespace
+
 // Only where the run has nsys's GPU metrics: report.json of a run without stays as it was.
 json GpuMetricsJson(const analysis::SampledGpuMetrics& m) {
   return {{"source", m.source},
@@ -208,6 +213,8 @@ json GpuMetricsJson(const analysis::SampledGpuMetrics& m) {
           {"dram_read_pct", Opt(m.dram_read_pct)},
           {"dram_write_pct", Opt(m.dram_write_pct)}};
 }
+
+namespace {
 
 json StageJson(const StagePart& s) {
   json j = {{"id", s.id},
@@ -268,11 +275,15 @@ json TopKernelJson(const TopKernel& k) {
   return j;
 }
 
+}  // namespace
+
 json KernelsJson(const std::vector<TopKernel>& kernels) {
   json out = json::array();
   for (const auto& k : kernels) out.push_back(TopKernelJson(k));
   return out;
 }
+
+namespace {
 
 json MixJson(const std::vector<BottleneckShare>& mix) {
   json out = json::array();
@@ -310,138 +321,6 @@ json RooflineJson(const RooflinePart& r) {
                      {"ridge", roof.ridge}});
   }
   return {{"points", points}, {"roofs", roofs}};
-}
-
-json RankJson(const RankPart& r) {
-  json stages = json::array();
-  for (const auto& t : r.stages) {
-    stages.push_back(
-        {{"stage", t.stage}, {"instances", t.instances}, {"steady", t.steady}, {"median_wall_ns", t.median_wall_ns}});
-  }
-  json collectives = json::array();
-  for (const auto& c : r.collectives) {
-    json one = {{"kind", c.kind}, {"count", c.count}, {"ns", c.ns}};
-    if (c.bytes) one["bytes"] = *c.bytes, one["sized"] = c.sized;  // where the capture gave message sizes
-    collectives.push_back(std::move(one));
-  }
-  json gpu_stages = json::array();
-  for (const auto& t : r.gpu_stages) {
-    gpu_stages.push_back({{"stage", t.stage},
-                          {"depth", t.depth},
-                          {"instances", t.instances},
-                          {"steady", t.steady},
-                          {"first_wall_ns", t.first_wall_ns},
-                          {"median_wall_ns", t.median_wall_ns},
-                          {"gpu_busy_pct", t.gpu_busy_pct},
-                          {"mfu_pct", Opt(t.mfu_pct)},
-                          {"mbu_pct", Opt(t.mbu_pct)},
-                          {"mfu_source", NonEmpty(t.mfu_source)}});
-  }
-  return {{"rank", r.rank.rank},
-          {"rank_from", r.rank.rank_from},
-          {"pid", r.rank.pid},
-          {"device", r.rank.device},
-          {"kernels", r.kernels},
-          {"kernel_ns", r.kernel_ns},
-          {"compute_ns", r.compute_ns},
-          {"communication_ns", r.communication_ns},
-          {"exposed_communication_ns", r.exposed_communication_ns},
-          {"collective_wait_ns", r.collective_wait_ns},
-          {"stages", stages},
-          {"collectives", collectives},
-          {"wall_ns", r.wall_ns},
-          {"gpu_busy_ns", r.gpu_busy_ns},
-          {"gpu_busy_pct", r.gpu_busy_pct},
-          {"gpu_stages", gpu_stages},
-          {"top_kernels", KernelsJson(r.top_kernels)}};
-}
-
-json StragglerJson(const StragglerPart& s) {
-  return {{"rank", s.rank},
-          {"matched_collectives", s.matched},
-          {"late_ns", s.late_ns},
-          {"step_stage", NonEmpty(s.step_stage)},
-          {"steps", s.steps},
-          {"late_per_step_ns", s.late_per_step_ns},
-          {"extra_compute_per_step_ns", s.extra_compute_per_step_ns},
-          {"advice", s.advice},
-          {"overlap_advice", NonEmpty(s.overlap_advice)}};
-}
-
-json VerdictJson(const analysis::BoundVerdict& v) {
-  return {{"kind", v.kind},
-          {"title", v.title},
-          {"evidence", v.evidence},
-          {"wall_ns", v.wall_ns},
-          {"gpu_busy_ns", v.gpu_busy_ns},
-          {"gpu_busy_pct", v.gpu_busy_pct},
-          {"idle_ns", v.idle_ns},
-          {"idle",
-           {{"launch_gaps_ns", v.launch_gap_ns},
-            {"after_synchronization_ns", v.after_sync_ns},
-            {"compilation_ns", v.compilation_ns},
-            {"host_in_cuda_ns", v.host_cuda_ns},
-            {"host_outside_cuda_ns", v.host_other_ns}}}};
-}
-
-json HeadlineJson(const HeadlinePart& h) {
-  json out = {{"scope", h.scope}, {"verdict", VerdictJson(h.verdict)}};
-  if (h.whole_run) out["whole_run"] = VerdictJson(*h.whole_run);
-  return out;
-}
-
-json IterationsJson(const IterationPart& p) {
-  json rows = json::array();
-  for (const auto& r : p.rows) {
-    rows.push_back({{"index", r.index},
-                    {"kind", r.kind},
-                    {"start_ns", r.start_ns},
-                    {"wall_ns", r.wall_ns},
-                    {"kernels", r.kernels},
-                    {"kernel_ns", r.kernel_ns},
-                    {"gpu_busy_pct", r.gpu_busy_pct}});
-    if (r.gpu_metrics) rows.back()["gpu_metrics"] = GpuMetricsJson(*r.gpu_metrics);
-  }
-  json out = {{"source", p.source},
-              {"evidence", p.evidence},
-              {"period_kernels", p.period_kernels},
-              {"loop_iterations", p.loop_iterations},
-              {"differing", p.differing},
-              {"warmup", p.warmup},
-              {"steady", p.steady},
-              {"graph_launches", p.graph_launches},
-              {"first_wall_ns", p.first_wall_ns},
-              {"steady_median_wall_ns", p.steady_median_wall_ns},
-              {"steady_gpu_busy_pct", p.steady_gpu_busy_pct},
-              {"kernel_coverage_pct", p.kernel_coverage_pct},
-              {"mfu", MfuJson(p.mfu)},
-              {"findings", FindingsJson(p.findings)},
-              {"rows", rows}};
-  if (p.gpu_metrics) out["gpu_metrics"] = GpuMetricsJson(*p.gpu_metrics);
-  return out;
-}
-
-json PhasesJson(const std::vector<analysis::RunPhase>& phases) {
-  json out = json::array();
-  for (const auto& p : phases) {
-    out.push_back({{"kind", p.kind},
-                   {"wall_ns", p.wall_ns},
-                   {"share_pct", p.share_pct},
-                   {"gpu_busy_ns", p.gpu_busy_ns},
-                   {"gpu_busy_pct", p.gpu_busy_pct},
-                   {"kernels", p.kernels},
-                   {"start_ns", p.start},
-                   {"end_ns", p.end},
-                   {"parts", p.parts},
-                   {"between_ns", p.between_ns}});
-  }
-  return out;
-}
-
-json WorkloadJson(const WorkloadPart& w) {
-  return {{"graph_launches", w.graph_launches},       {"graph_kernels", w.graph_kernels},
-          {"graph_kernel_pct", w.graph_kernel_pct},   {"triton_kernels", w.triton_kernels},
-          {"triton_kernel_pct", w.triton_kernel_pct}, {"module_loads", w.module_loads}};
 }
 
 }  // namespace
