@@ -49,6 +49,19 @@ void NoteIfRolledBack(sqlite3* db, const Status& failure) {
   if (open_tx.contains(db) && !lost_tx.contains(db)) lost_tx.emplace(db, failure.error());
 }
 
+// Codes SQLite gives a connection that may not write (a read-only -shm) only as a read begins,
+// before any row, while a writer makes, resets or removes the -wal and -shm: the read is tried
+// again, for about 5 s, before the code is taken for an answer (a crash's log, say).
+constexpr int kReaderTries = 200;
+
+bool ReaderTriesAgain(sqlite3* db, int code, int tries) {
+  if (tries >= kReaderTries || sqlite3_db_readonly(db, "main") != 1) return false;
+  const bool again = code == SQLITE_READONLY_RECOVERY || code == SQLITE_READONLY_CANTINIT || code == SQLITE_PROTOCOL ||
+                     code == SQLITE_BUSY_RECOVERY;
+  if (again) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(25, 1 + tries)));
+  return again;
+}
+
 void CloseTransaction(sqlite3* db) {
   const std::lock_guard lock(open_tx_mutex);
   open_tx.erase(db);
@@ -130,7 +143,11 @@ bool Stmt::Step() {
     if (status_.ok()) status_ = *lost;
     return false;
   }
-  const int rc = sqlite3_step(stmt_.get());
+  int rc = sqlite3_step(stmt_.get());
+  for (int tries = 0; rc != SQLITE_ROW && rc != SQLITE_DONE && ReaderTriesAgain(db_, rc, tries); ++tries) {
+    sqlite3_reset(stmt_.get());  // keeps the bindings
+    rc = sqlite3_step(stmt_.get());
+  }
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE && status_.ok()) {
     status_ = DbError(db_, "step");
@@ -166,10 +183,16 @@ std::span<const uint8_t> Stmt::Blob(int col) const {
 
 Result<Stmt> Db::Prepare(std::string_view sql) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) !=
-      SQLITE_OK) {
-    return DbError(db_.get(), "prepare");
+  auto prepare = [&] {
+    return sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                              nullptr);
+  };
+  int rc = prepare();
+  for (int tries = 0; rc != SQLITE_OK && ReaderTriesAgain(db_.get(), sqlite3_extended_errcode(db_.get()), tries);
+       ++tries) {
+    rc = prepare();
   }
+  if (rc != SQLITE_OK) return DbError(db_.get(), "prepare");
   return Stmt(s, db_.get());
 }
 

@@ -135,9 +135,13 @@ Result<Db> Db::OpenReadOnly(const std::string& path, int flags, int& sqlite_code
   if (!db.ok()) return db;
   // The first read opens the -wal and -shm (and from then on keeps them: a writer's close leaves
   // them while a reader has them open), or finds them gone.
-  if (sqlite3_exec(db->raw(), "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    sqlite_code = sqlite3_extended_errcode(db->raw());
-    return DbError(db->raw(), "open");
+  {
+    auto first = db->Prepare("SELECT count(*) FROM sqlite_master");
+    const Status read = first.ok() ? (first->Step(), first->status()) : Status(first.error());
+    if (!read.ok()) {
+      sqlite_code = sqlite3_extended_errcode(db->raw());
+      return read.error();
+    }
   }
   db->reading_file_ = std::move(guard);
   return db;

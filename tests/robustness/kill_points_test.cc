@@ -4,9 +4,11 @@
 // next import succeeding. Readers started while a store is being created are told the truth: the
 // runs, or that the store is empty or being made; never that it is no kscope database. The kill
 // points are drawn from a fixed seed over the operation's measured duration, so a failure repeats.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -137,6 +139,7 @@ std::string VersionAndRuns(const std::string& path) {
 // whole copy of it as it was (schema 3, both runs), and nothing else: no partial or second copy.
 TEST_F(KillPoints, InterruptedUpgradesLeaveOneWholeCopy) {
   const std::string db = Path("store.db");
+  const std::string partial = db + ".schema3.bak.partial";
   const auto full = Duration(db, {"runs"}, UnpackV3);
   const std::vector<std::string> upgraded = {"store.db", "store.db.schema3.bak"};
   ASSERT_EQ(FilesBeside("store.db"), upgraded);
@@ -145,17 +148,32 @@ TEST_F(KillPoints, InterruptedUpgradesLeaveOneWholeCopy) {
   for (int signal : {SIGKILL, SIGINT}) {
     for (int i = 0; i < kKills; ++i) {
       UnpackV3(db);
-      const auto at = std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, full.count())(random));
-      KillAfter(db, {"runs"}, at, signal);
+      // Half the points over the whole command, half from when the copy begins (the first at once).
+      const bool from_copy = i % 2 == 1;
+      const auto at = std::chrono::microseconds(
+          i == 1 ? 0 : std::uniform_int_distribution<int64_t>(0, from_copy ? full.count() / 2 : full.count())(random));
+      const pid_t pid = testing::StartKscope({"--db", db, "runs"}, Path("killed.log"));
+      bool exited = false;
+      while (from_copy && !exited && !fs::exists(partial)) {
+        exited = waitpid(pid, nullptr, WNOHANG) == pid;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      if (!exited) {
+        std::this_thread::sleep_for(at);
+        kill(pid, signal);
+        testing::WaitExit(pid);
+      }
+      const std::string where =
+          fmt::format("signal {} {} us after {}", signal, at.count(), from_copy ? "the copy began" : "the start");
       const auto left = FilesBeside("store.db.schema3.bak.partial");
       if (signal == SIGINT) {
-        EXPECT_TRUE(left.empty()) << "SIGINT after " << at.count() << " us left " << left.front();
+        EXPECT_TRUE(left.empty()) << where << " left " << left.front();
       }
       partial_left += left.empty() ? 0 : 1;
       auto [rc, out] = Kscope(db, {"runs"});
-      EXPECT_EQ(rc, 0) << "signal " << signal << " after " << at.count() << " us: " << out;
-      EXPECT_EQ(FilesBeside("store.db"), upgraded) << "signal " << signal << " after " << at.count() << " us";
-      EXPECT_EQ(VersionAndRuns(db + ".schema3.bak"), "3,2") << "signal " << signal << " after " << at.count() << " us";
+      EXPECT_EQ(rc, 0) << where << ": " << out;
+      EXPECT_EQ(FilesBeside("store.db"), upgraded) << where;
+      EXPECT_EQ(VersionAndRuns(db + ".schema3.bak"), "3,2") << where;
     }
   }
   EXPECT_GT(partial_left, 0) << "no kill -9 fell inside the upgrade's copy: the points do not test it";
