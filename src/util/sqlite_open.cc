@@ -140,7 +140,9 @@ Result<Db> Db::OpenReadOnly(const std::string& path, int flags, int& sqlite_code
     const Status read = first.ok() ? (first->Step(), first->status()) : Status(first.error());
     if (!read.ok()) {
       sqlite_code = sqlite3_extended_errcode(db->raw());
-      return read.error();
+      // A damaged file is for the caller's own first read to name, in its words; only a writer
+      // coming or going is this open's to try again.
+      if (WriterCameOrWent(path, sqlite_code)) return read.error();
     }
   }
   db->reading_file_ = std::move(guard);

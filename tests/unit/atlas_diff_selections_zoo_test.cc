@@ -61,7 +61,7 @@ store::Store& SelectionsStore() {
   return store;
 }
 
-RunFilter Tag(const std::string& arch) { return RunFilter{{}, {{"arch", arch}}, {}, {}, {}}; }
+RunFilter Tag(const std::string& arch) { return RunFilter{{}, {{"arch", arch}}, {}, {}, {}, {}}; }
 
 SelectionDiff Diff(const RunFilter& a, const RunFilter& b) {
   auto d = analysis::atlas::DiffSelections(SelectionsStore(), a, b, config::Config{});
@@ -354,20 +354,20 @@ TEST(AtlasDiffSelectionsZoo, SelectionsThatSelectNothing) {
   EXPECT_EQ(line(Tag("dense"), Tag("sparse")),
             "kscope: error: selection --b-tag arch=sparse: matches no run; list the runs and their manifests with: "
             "kscope runs");
-  EXPECT_EQ(line(RunFilter{{}, {{"archh", "dense"}}, {}, {}, {}}, Tag("moe")),
+  EXPECT_EQ(line(RunFilter{{}, {{"archh", "dense"}}, {}, {}, {}, {}}, Tag("moe")),
             "kscope: error: selection --a-tag archh=dense: no run of the database has the tag 'archh'; list the runs "
             "and their tags with: kscope runs");
-  EXPECT_EQ(line(RunFilter{{1, 9}, {}, {}, {}, {}}, Tag("moe")),
+  EXPECT_EQ(line(RunFilter{{1, 9}, {}, {}, {}, {}, {}}, Tag("moe")),
             "kscope: error: run 9: is not in the database; list the runs with: kscope runs");
   // The side is named for the one kind of error that says the selection matched no run; an
   // unknown run id is another kind and is passed on as it is.
   auto none = analysis::atlas::SelectRuns(SelectionsStore(), Tag("sparse"));
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().kind, ErrorKind::kNoMatchingRun);
-  auto unknown = analysis::atlas::SelectRuns(SelectionsStore(), RunFilter{{1, 9}, {}, {}, {}, {}});
+  auto unknown = analysis::atlas::SelectRuns(SelectionsStore(), RunFilter{{1, 9}, {}, {}, {}, {}, {}});
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().kind, ErrorKind::kOther);
-  EXPECT_EQ(line(Tag("dense"), RunFilter{{}, {}, {}, std::string("gpt2_infer"), std::string("NVIDIA H200")}),
+  EXPECT_EQ(line(Tag("dense"), RunFilter{{}, {}, {}, std::string("gpt2_infer"), std::string("NVIDIA H200"), {}}),
             "kscope: error: selection --b-model gpt2_infer --b-gpu NVIDIA H200: matches no run; list the runs and "
             "their manifests with: kscope runs");
 }

@@ -311,7 +311,9 @@ TEST(IterationsZoo, TheCudaGraphLoopIsNotToldToCaptureACudaGraph) {
   for (const auto& fix : fixes) {
     EXPECT_FALSE(Has(fix, "Capture the repeated work in a CUDA graph")) << fix;
     EXPECT_FALSE(Has(fix, "cut Python overhead with CUDA graphs")) << fix;
-    if (Has(fix, "CUDA graph")) EXPECT_TRUE(Has(fix, "already replays CUDA graphs")) << fix;
+    if (Has(fix, "CUDA graph")) {
+      EXPECT_TRUE(Has(fix, "already replays CUDA graphs")) << fix;
+    }
   }
 }
 
@@ -329,7 +331,9 @@ TEST(IterationsZoo, TheTorchCompileRunIsNotToldToUseTorchCompile) {
   EXPECT_GT(triton, 0);
   EXPECT_EQ(r.workload.triton_kernels, triton);
   for (const auto& fix : Fixes(r)) {
-    if (Has(fix, "torch.compile")) EXPECT_TRUE(Has(fix, "already")) << fix;
+    if (Has(fix, "torch.compile")) {
+      EXPECT_TRUE(Has(fix, "already")) << fix;
+    }
   }
   int64_t compilation = 0;
   for (const auto& p : r.phases) {  // the compilation's rows, between the warm-up's and the steady ones

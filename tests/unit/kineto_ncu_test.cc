@@ -163,8 +163,8 @@ TEST_F(NcuOnTraceRun, ProfileFromTheTraceRunLinksWhatNcuProfiled) {
   auto result = session.Run(req);
   ASSERT_TRUE(result.ok()) << result.error().Line();
 
-  auto ncu =
-      std::find_if(runner.calls.begin(), runner.calls.end(), [](const auto& c) { return c.first == "ncu profile"; });
+  auto ncu = std::find_if(runner.calls.begin(), runner.calls.end(),
+                          [](const auto& call) { return call.first == "ncu profile"; });
   ASSERT_NE(ncu, runner.calls.end());
   const auto& argv = ncu->second;
   auto after = [&](const std::string& flag) {

@@ -166,8 +166,9 @@ TEST(NcuRequest, SetsSectionsAndMetricsAreCheckedAgainstTheInstalledNcu) {
   capture::Selection sel;
   sel.warmup = 1;
   sel.launches = 1;
-  const auto argv = capture::NcuProfileArgv("ncu", detailed, sel, capture::NcuPass{{}, "regex:^k$", {}},
-                                            capture::NcuMetrics(detailed), "o", {"w"});
+  capture::NcuPass pass;
+  pass.filter = "regex:^k$";
+  const auto argv = capture::NcuProfileArgv("ncu", detailed, sel, pass, capture::NcuMetrics(detailed), "o", {"w"});
   const std::vector<std::string> asked{"--set", "detailed", "--section", "WarpStateStats", "--metrics"};
   const auto at_set = std::search(argv.begin(), argv.end(), asked.begin(), asked.end());
   ASSERT_NE(at_set, argv.end());
