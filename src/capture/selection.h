@@ -67,11 +67,11 @@ struct Selection {
   // names of its C++ kernels (a trace run); ncu then profiles every kernel of a selected
   // function name, and its launches are linked by matching, not by their place in the plan.
   std::string name_base = "mangled";
-  int64_t passes_per_launch = 0;                  // ncu replay passes one launch is estimated to take
-  double app_s = 0;                               // the workload's span of CUDA calls in the discovery run
-  double workload_s = 0;                          // its own wall time (selection.workload_s; else app_s)
-  int64_t workload_launches = 0;                  // its kernel launches, each of which ncu intercepts
-  double launch_s = 0;                            // what ncu adds to a launch it does not profile
+  int64_t passes_per_launch = 0;  // ncu replay passes one launch is estimated to take
+  double app_s = 0;               // the workload's span of CUDA calls in the discovery run
+  double workload_s = 0;          // its own wall time (selection.workload_s; else app_s)
+  int64_t workload_launches = 0;  // its kernel launches, each of which ncu intercepts
+  double launch_s = 0;            // what ncu adds to a launch it does not profile
   // Estimated ncu time: per ncu run, the workload (up to the last profiled launch where ncu ends
   // it) and ncu's cost on its unprofiled launches; and launches x passes x selection.pass_s.
   double estimated_s = 0;
