@@ -117,6 +117,38 @@ TEST_P(RanksZooModels, TheReportsRanksAreTheExportsByProcess) {
   EXPECT_EQ(r->straggler->rank, waits[0] < waits[1] ? 0 : 1);
 }
 
+// Tensor-parallel decode is mostly all-reduce time, which does no model FLOPs: ncu's FLOP counts
+// must cover the compute kernels, not the collectives, for the MFU to count as measured. With
+// the NCCL time in the denominator (85% of it) every MFU of this job read "not measured".
+TEST(RanksZooModels, TensorParallelDecodeHasAMeasuredMfuOnEachRank) {
+  auto store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
+  const int64_t run = testing::ImportZoo(store, "tp_infer", {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  auto r = report::BuildRunReport(store, run, config::Config{});
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  bool pooled = false;
+  for (const auto& s : r->stages) {
+    if (s.display_name != "decode") continue;
+    pooled = true;
+    EXPECT_GE(s.mfu.coverage_pct, 90);
+    EXPECT_LE(s.mfu.coverage_pct, 100);
+    EXPECT_TRUE(s.mfu.measured_flops.has_value());
+  }
+  EXPECT_TRUE(pooled);
+  ASSERT_EQ(r->ranks.size(), 2U);
+  for (const auto& rank : r->ranks) {
+    bool decode = false;
+    for (const auto& t : rank.gpu_stages) {
+      if (t.stage != "decode") continue;
+      decode = true;
+      ASSERT_TRUE(t.mfu_pct.has_value()) << "rank " << rank.rank.rank;
+      EXPECT_GT(*t.mfu_pct, 0);
+      EXPECT_EQ(t.mfu_source, "ncu");
+    }
+    EXPECT_TRUE(decode) << "rank " << rank.rank.rank;
+  }
+}
+
 // The collectives each workload runs, as the export's NCCL kernels name them.
 TEST(RanksZooModels, FsdpGathersAndScattersAndTensorParallelAllReduces) {
   for (const auto& [model, want] :

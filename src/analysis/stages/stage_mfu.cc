@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "analysis/kernels/launch_flops.h"
 #include "analysis/kernels/peaks.h"
@@ -39,6 +40,21 @@ double BytesPerParam(const std::string& dtype) {
 
 std::string Ghz(double hz) { return fmt::format("{:.2f} GHz", hz / 1e9); }
 
+// Communication kernels (a collective waiting for its peers) do no model FLOPs: their time is
+// left out of the kernel time ncu's FLOP counts must cover.
+Status MarkCommunication(store::Store& store, std::vector<KernelRowInfo>& rows) {
+  std::vector<int64_t> ids;
+  for (const auto& r : rows) ids.push_back(r.config.first);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto names = store.Strings(ids);
+  if (!names.ok()) return names.error();
+  std::unordered_map<int64_t, bool> waits;
+  for (const auto& [id, text] : *names) waits[id] = CommunicationOf(text).has_value();
+  for (auto& r : rows) r.communication = waits[r.config.first];
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run, const NsysEvents* events) {
@@ -57,6 +73,7 @@ Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t t
     rows[r].config.first = name[r];
     for (size_t d = 0; d < 6; ++d) rows[r].config.second[d] = (*c)[d][r];
   }
+  KSCOPE_RETURN_IF_ERROR(MarkCommunication(store, rows));
   return rows;
 }
 
@@ -134,7 +151,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
   for (size_t k = 0; k < stage.kernel_rows.size(); ++k) {
     if (!steady.counted[static_cast<size_t>(stage.kernel_instance[k])]) continue;
     const auto& info = kernel_rows[static_cast<size_t>(stage.kernel_rows[k])];
-    steady_kernel_ns += static_cast<double>(info.ns);
+    if (!info.communication) steady_kernel_ns += static_cast<double>(info.ns);
     auto it = work.configs.find(info.config);
     if (it == work.configs.end()) continue;
     const auto ns = static_cast<double>(info.ns);

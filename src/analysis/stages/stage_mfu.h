@@ -55,6 +55,7 @@ struct ProfiledWork {
 struct KernelRowInfo {
   ConfigKey config;
   int64_t ns = 0;
+  bool communication = false;  // waits on a peer (names/communication.h): no model FLOPs to count
 };
 // `events`: the run's events when loaded already (their start, end and name are used).
 Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run,
@@ -87,7 +88,7 @@ struct StageMfu {
   // Measured (ncu), per steady instance:
   std::optional<double> measured_flops;
   std::map<std::string, double> measured_by_precision;
-  double coverage_pct = 0;  // share of the steady instances' kernel time with FLOP counts
+  double coverage_pct = 0;  // share of the steady instances' compute kernel time with FLOP counts
   int64_t measured_launches = 0, extrapolated_launches = 0;
   std::optional<StagePeak> peak;         // what MFU divides by: dense datasheet, else ncu's
   std::optional<StagePeak> ncu_peak;     // ncu's dense peak at the clock it profiled at
