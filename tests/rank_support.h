@@ -37,6 +37,26 @@ inline std::vector<std::vector<ExportKernel>> KernelsByProcess(const std::string
   return out;
 }
 
+// One process's kernel time, its communication share and, per collective kind (as
+// analysis::CollectiveKindName spells it), the count and time of its kernels.
+struct ProcessTimes {
+  int64_t total = 0, comm = 0;
+  std::map<std::string, std::pair<int64_t, int64_t>> kinds;
+};
+inline ProcessTimes TimesOf(const std::vector<ExportKernel>& kernels) {
+  ProcessTimes t;
+  for (const auto& k : kernels) {
+    t.total += k.end - k.start;
+    if (auto c = analysis::CommunicationOf(k.name)) {
+      t.comm += k.end - k.start;
+      auto& kind = t.kinds[std::string(analysis::CollectiveKindName(c->kind))];
+      ++kind.first;
+      kind.second += k.end - k.start;
+    }
+  }
+  return t;
+}
+
 // Time in which a communication kernel runs and no compute kernel does, by a sweep over the
 // kernels' edges.
 inline int64_t ExposedCommunication(const std::vector<ExportKernel>& kernels) {

@@ -37,17 +37,7 @@ TEST(RanksReport, EachRanksKernelTimesAreTheExportsByProcess) {
   ASSERT_EQ(r.ranks.size(), 2U);
   for (size_t i = 0; i < 2; ++i) {
     const auto& rank = r.ranks[i];
-    int64_t total = 0, comm = 0;
-    std::map<std::string, std::pair<int64_t, int64_t>> kinds;
-    for (const auto& k : kernels[i]) {
-      total += k.end - k.start;
-      if (auto c = analysis::CommunicationOf(k.name)) {
-        comm += k.end - k.start;
-        auto& kind = kinds[std::string(analysis::CollectiveKindName(c->kind))];
-        ++kind.first;
-        kind.second += k.end - k.start;
-      }
-    }
+    const auto [total, comm, kinds] = testing::TimesOf(kernels[i]);
     EXPECT_EQ(rank.rank.rank, static_cast<int64_t>(i));
     EXPECT_EQ(rank.rank.device, static_cast<int64_t>(i));  // torchrun's local rank r on GPU r
     EXPECT_EQ(rank.kernels, static_cast<int64_t>(kernels[i].size()));

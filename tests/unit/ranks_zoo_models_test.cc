@@ -91,17 +91,7 @@ TEST_P(RanksZooModels, TheReportsRanksAreTheExportsByProcess) {
   ASSERT_EQ(kernels.size(), 2U);
   ASSERT_EQ(r->ranks.size(), 2U);
   for (size_t i = 0; i < 2; ++i) {
-    int64_t total = 0, comm = 0;
-    std::map<std::string, std::pair<int64_t, int64_t>> kinds;
-    for (const auto& k : kernels[i]) {
-      total += k.end - k.start;
-      if (auto c = analysis::CommunicationOf(k.name)) {
-        comm += k.end - k.start;
-        auto& kind = kinds[std::string(analysis::CollectiveKindName(c->kind))];
-        ++kind.first;
-        kind.second += k.end - k.start;
-      }
-    }
+    const auto [total, comm, kinds] = testing::TimesOf(kernels[i]);
     const auto& rank = r->ranks[i];
     EXPECT_EQ(rank.kernels, static_cast<int64_t>(kernels[i].size()));
     EXPECT_EQ(rank.kernel_ns, total);
