@@ -31,6 +31,9 @@ struct ProfileOptions {
   // launches a stopped run did not reach (0: none).
   double ncu_rank_stall_timeout_s = 30;
   int64_t ncu_stall_retries = 2;
+  // A job of several ranks under kernel replay: on, ncu runs in the profiled rank alone
+  // (capture/ncu_rank_gate.h); off, ncu runs over the whole job.
+  std::string ncu_rank_gate = "on";
 };
 
 struct NsysOptions {

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "capture/commands.h"
+#include "capture/ncu_rank_gate.h"
 #include "capture/profile_run.h"
 #include "capture/run_dir.h"
 #include "import/ncu/rep_reader.h"
@@ -96,9 +97,24 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
   if (!sel.ok()) return sel.error();
   out_ << FormatSelection(*sel);
   const auto metrics = NcuMetrics(c.ncu);
+  const bool gated = UsesRankGate(*sel, sel->replay.empty() ? c.ncu.replay : sel->replay, c.profile.ncu_rank_gate);
+  Selection any_gpu = *sel;
+  if (gated) any_gpu.device = -1;
   for (size_t p = 0; p < sel->passes.size(); ++p) {
-    out_ << fmt::format("# deep pass {} of {}\n", p + 1, sel->passes.size())
-         << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, *sel, sel->passes[p], metrics,
+    out_ << fmt::format("# deep pass {} of {}\n", p + 1, sel->passes.size());
+    if (gated) {
+      out_ << fmt::format(
+                  "# the job runs as it is; its rank {} executes itself again under this ncu "
+                  "(profile.ncu_rank_gate):\n",
+                  sel->rank)
+           << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, any_gpu, sel->passes[p], metrics,
+                                        fmt::format("{}/ncu/pass{}", base, p + 1),
+                                        {"<rank " + std::to_string(sel->rank) + ">"}))
+           << "\n"
+           << ShellQuote(req.workload) << "\n";
+      continue;
+    }
+    out_ << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, *sel, sel->passes[p], metrics,
                                       fmt::format("{}/ncu/pass{}", base, p + 1), req.workload))
          << "\n";
   }

@@ -2,6 +2,7 @@
 // run per pass of the plan, each report imported with its launches linked to the kernels the
 // plan named (ncu_pass_import.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,11 +12,13 @@
 #include "capture/commands.h"
 #include "capture/ncu_communicator.h"
 #include "capture/ncu_pass_import.h"
+#include "capture/ncu_rank_gate.h"
 #include "capture/ncu_stall_retry.h"
 #include "capture/profile.h"
 #include "capture/profile_run.h"
 #include "capture/progress.h"
 #include "import/ncu/rep_reader.h"
+#include "tools/rank.h"
 #include "tools/tool_output.h"
 #include "util/closest.h"
 
@@ -105,13 +108,22 @@ class NcuRuns {
     const std::string base = (cap_.dir.ncu() / fmt::format("pass{}", p + 1)).string();
     NcuOutput ncu_out;
     ProcessSpec spec = NcuSpec(p, base, workload_runs, launches_total, ncu_out);
+    const bool gated = Gated();
+    std::vector<std::string> ncu_argv;
+    if (gated) {
+      auto gate = ThroughRankGate(p, base, spec);
+      if (!gate.ok()) return gate.error();
+      ncu_argv = std::move(gate).value();
+    }
     const size_t step = cap_.Step(fmt::format("ncu pass {}", p + 1), spec.argv, spec.log_path);
     cap_.At(step)["profiled_kernel_rows"] = pass.profiled_rows;
     if (retry_of_.contains(p)) cap_.At(step)["retry_of"] = retry_of_.at(p) + 1;
+    if (gated) cap_.At(step)["rank_gate"] = {{"rank", sel_.rank}, {"ncu_argv", ncu_argv}};
     auto run = runner_.Run(spec);
     if (!run.ok()) return run.error();
     ++workload_runs;
     cap_.Record(step, *run);
+    if (gated && ncu_out.connected == 0 && !run->interrupted) return GateStayedClosed(p, launches_total, workload_runs);
     if (run->stalled) cap_.At(step)["stalled_at"] = ncu_out.stuck_kernel;
     cap_.At(step)["launches_profiled"] = ncu_out.profiled;
     done_before_ += ncu_out.profiled;
@@ -160,6 +172,48 @@ class NcuRuns {
       }
     };
     return spec;
+  }
+
+  // Whether the next ncu run goes through the rank gate (capture/ncu_rank_gate.h).
+  bool Gated() const {
+    const auto& cfg = req_.config;
+    return !gate_closed_ &&
+           UsesRankGate(sel_, sel_.replay.empty() ? cfg.ncu.replay : sel_.replay, cfg.profile.ncu_rank_gate);
+  }
+
+  // Turns `spec`, ncu over the whole job, into the job's own command with the rank gate in its
+  // environment; returns ncu's command, which the profiled rank runs itself under. ncu sees that
+  // rank alone, so it is not told the rank's GPU (--devices): the rank profiles whichever it uses.
+  Result<std::vector<std::string>> ThroughRankGate(size_t p, const std::string& base, ProcessSpec& spec) {
+    Selection any_gpu = sel_;
+    any_gpu.device = -1;
+    const auto& cfg = req_.config;
+    std::vector<std::string> ncu = NcuProfileArgv(tools_.ncu, cfg.ncu, any_gpu, plan_[p], pre_.metrics, base, {});
+    const std::map<std::string, std::string> env = CurrentEnvironment();
+    std::string pythonpath;
+    if (auto it = spec.env.find("PYTHONPATH"); it != spec.env.end()) {
+      pythonpath = it->second;
+    } else if (auto own = env.find("PYTHONPATH"); own != env.end()) {
+      pythonpath = own->second;
+    }
+    auto gate_env =
+        WriteRankGate(cap_.dir.ncu() / "rank_gate", fmt::format("pass{}", p + 1), ncu, sel_.rank, env, pythonpath);
+    if (!gate_env.ok()) return gate_env.error();
+    for (const auto& [k, v] : *gate_env) spec.env[k] = v;
+    spec.argv = cap_.workload;
+    return ncu;
+  }
+
+  // No process of the job executed itself under ncu (its ranks are not Python processes, or no
+  // launcher variable names their rank): run `p` again, and every run after it, over the whole job.
+  Status GateStayedClosed(size_t p, int64_t& launches_total, int64_t& workload_runs) {
+    gate_closed_ = true;
+    cap_.Note(fmt::format("ncu run {}: no process of the job executed itself under ncu as rank {} (the rank gate, "
+                          "profile.ncu_rank_gate, opens in a Python process whose launcher sets one of {}): ncu runs "
+                          "over the whole job instead",
+                          p + 1, sel_.rank, fmt::join(RankVariables(), ", ")),
+              out_);
+    return RunPass(p, launches_total, workload_runs);
   }
 
   // The watchdog's limit inside one launch: at least twice the workload's own time under
@@ -213,6 +267,10 @@ class NcuRuns {
           Error{"ncu", fmt::format("stopped at its time limit ({} s)", req_.config.profile.ncu_timeout_s),
                 "raise profile.ncu_timeout_s, or profile fewer launches (selection.launches, selection.top)"},
           spec.log_path);
+    }
+    // Through the rank gate the job's launcher reports ncu's --kill of the profiled rank as a failure.
+    if (!run.ok() && Gated() && plan_[p].kill && ncu_out.profiled > 0 && ncu_out.report && ncu_out.errors.empty()) {
+      return std::nullopt;
     }
     if (!run.ok()) {
       const std::string why =
@@ -303,6 +361,7 @@ class NcuRuns {
   std::map<size_t, size_t> retry_of_;  // retry pass -> the pass it retries
   std::map<size_t, int> stalls_;       // kernel -> ncu runs stopped inside one of its launches
   size_t retries_ = 0;
+  bool gate_closed_ = false;  // the rank gate did not open: ncu runs over the whole job
   Progress progress_;
   int64_t done_before_ = 0;
   int64_t launches_read_ = 0;  // from the reports: what ncu's output counted, unless it printed none

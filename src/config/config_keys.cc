@@ -48,6 +48,12 @@ const std::vector<Key>& Keys() {
        "was gathered (0: none, the stall stops the deep pass)",
        {},
        +[](Config& c) -> Ref { return &c.profile.ncu_stall_retries; }},
+      {"profile.ncu_rank_gate",
+       "in a job of several ranks under one kscope (kscope profile -- torchrun|mpirun|srun ...): on, ncu runs in the "
+       "profiled rank alone, a Python rank executing itself again under ncu as it starts, and the launcher and the "
+       "other ranks run without ncu; off, or when no rank executes itself under ncu, ncu runs over the whole job",
+       {"on", "off"},
+       +[](Config& c) -> Ref { return &c.profile.ncu_rank_gate; }},
       {"profile.rank_ncu_runs",
        "wrapper mode: ncu runs of the profiled rank; every rank runs the workload once for nsys and once per ncu run",
        {},

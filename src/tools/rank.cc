@@ -19,9 +19,14 @@ std::optional<int64_t> NonNegative(const std::string& v) {
 }
 }  // namespace
 
+const std::vector<std::string>& RankVariables() {
+  static const std::vector<std::string> kVariables = {"OMPI_COMM_WORLD_RANK", "PMI_RANK",     "PMIX_RANK",
+                                                      "MV2_COMM_WORLD_RANK",  "SLURM_PROCID", "RANK"};
+  return kVariables;
+}
+
 std::optional<RankInfo> RankFromEnvironment(const std::map<std::string, std::string>& env) {
-  for (const char* var :
-       {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "RANK"}) {
+  for (const std::string& var : RankVariables()) {
     auto it = env.find(var);
     if (it == env.end()) continue;
     if (auto r = NonNegative(it->second)) return RankInfo{*r, var};

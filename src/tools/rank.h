@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kscope::capture {
 
@@ -15,8 +16,11 @@ struct RankInfo {
   std::string source;  // the variable it came from, e.g. "OMPI_COMM_WORLD_RANK"
 };
 
-// The process's rank from the variables MPI launchers and torchrun set (Open MPI, MPICH /
-// Intel MPI (PMI), PMIx, MVAPICH2, Slurm, torchrun), first found wins.
+// The variables MPI launchers and torchrun set for a process's rank (Open MPI, MPICH / Intel
+// MPI (PMI), PMIx, MVAPICH2, Slurm, torchrun), in the order they are looked at.
+const std::vector<std::string>& RankVariables();
+
+// The process's rank from those variables, first found wins.
 std::optional<RankInfo> RankFromEnvironment(const std::map<std::string, std::string>& env);
 std::map<std::string, std::string> CurrentEnvironment();
 

@@ -80,6 +80,7 @@ bool NcuOutput::Feed(std::string_view raw) {
       return true;
     }
     if (rest.starts_with("Report: ")) report = std::string(rest.substr(8));
+    if (rest.starts_with("Connected to process")) ++connected;
     return false;
   }
   if (line.starts_with(kWarn)) {

@@ -14,6 +14,7 @@ namespace kscope::capture {
 struct NcuOutput {
   int profiled = 0;     // "==PROF== Profiling ..." lines: launches profiled so far
   int last_passes = 0;  // replay passes of the last one
+  int connected = 0;    // "==PROF== Connected to process ...": processes ncu was injected into
   std::string last_kernel;
   bool no_kernels = false;                     // "==WARNING== No kernels were profiled."
   bool nvtx_push_pop_hint = false;             // ncu's note that NVTX include expressions match push/pop ranges only

@@ -1,7 +1,8 @@
 # GPT-2-style training with DistributedDataParallel over NCCL, one process per GPU, started by
-# torchrun (torchrun --nproc_per_node=2 ddp_train.py): bf16 autocast, AdamW, random weights and
-# tokens; 'step' ranges holding 'forward', 'backward' (where DDP's gradient all-reduces run,
-# bucket by bucket) and 'optimizer'. Rank r trains on its own batch on GPU LOCAL_RANK.
+# torchrun (torchrun --nproc_per_node=2 ddp_train.py) or mpirun (mpirun -np 2 python3
+# ddp_train.py): bf16 autocast, AdamW, random weights and tokens; 'step' ranges holding 'forward',
+# 'backward' (where DDP's gradient all-reduces run, bucket by bucket) and 'optimizer'. Rank r
+# trains on its own batch on GPU LOCAL_RANK.
 import os
 
 import torch
@@ -16,6 +17,7 @@ cfg = GPT2Config(n_layer=args.layers, n_embd=args.hidden, n_head=args.heads, voc
                  n_positions=1024)
 if z.write_config(args, cfg):
     raise SystemExit
+z.torch_rank_env()
 local_rank = int(os.environ.get("LOCAL_RANK", "0"))
 torch.cuda.set_device(local_rank)
 dist.init_process_group("nccl", device_id=torch.device("cuda", local_rank))

@@ -50,3 +50,17 @@ def write_config(args, config):
 def done(*what):
     torch.cuda.synchronize()
     print("ok", os.path.basename(sys.argv[0]), *what, flush=True)
+
+
+def torch_rank_env():
+    """Gives torch.distributed the rank variables it reads (RANK, WORLD_SIZE, LOCAL_RANK) under
+    a launcher that sets its own instead (mpirun: OMPI_COMM_WORLD_*; srun: SLURM_*), with a
+    rendezvous on this host unless one is set. torchrun sets torch's own, which are kept."""
+    for mine, theirs in (("RANK", ("OMPI_COMM_WORLD_RANK", "SLURM_PROCID")),
+                         ("WORLD_SIZE", ("OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS")),
+                         ("LOCAL_RANK", ("OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"))):
+        for var in theirs:
+            if mine not in os.environ and var in os.environ:
+                os.environ[mine] = os.environ[var]
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29533")
