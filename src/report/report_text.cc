@@ -91,13 +91,13 @@ std::string BackwardLine(const StagePart& s) {
       b.ops, Ms(b.kernel_ns), most);
 }
 
-// "measured 12.3% (ncu, 94.1% of kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
+// "measured 12.3% (ncu, 94.1% of compute kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
 std::string MfuLine(const analysis::StageMfu& m) {
   if (m.lines.empty()) return "";
   std::string out;
   for (const auto& l : m.lines) {
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", l.name, Util(l.mfu_pct));
-    if (l.name == "measured (ncu)") out += fmt::format(" ({} of kernel time)", Pct(m.coverage_pct));
+    if (l.name == "measured (ncu)") out += fmt::format(" ({} of compute kernel time)", Pct(m.coverage_pct));
   }
   if (m.peak) {
     out += fmt::format(" of the {} peak {:.1f} TFLOP/s ({}", m.peak->precision, m.peak->flops_per_s / 1e12,
