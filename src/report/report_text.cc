@@ -161,6 +161,7 @@ void WriteIterationsSummary(const RunReport& r, std::ostream& out) {
   out << "\n";
   WriteText(IterationsTable(p, 12), out);
   out << "  " << IterationsSummary(p) << "\n";
+  if (p.note) out << "  note: " << *p.note << "\n";
   if (const std::string mfu = MfuLine(p.mfu); !mfu.empty()) out << "  steady iterations MFU: " << mfu << "\n";
   if (p.gpu_metrics) out << "  steady iterations " << SampledLine(*p.gpu_metrics) << "\n";
   for (const auto& n : p.mfu.notes) out << "  note: " << n << "\n";
@@ -365,6 +366,7 @@ void WriteIterationsMarkdown(const RunReport& r, std::ostream& out) {
   }
   if (!r.iterations) return;
   out << "## Iterations\n\n" << MarkdownText(IterationsSummary(*r.iterations)) << ".\n\n";
+  if (r.iterations->note) out << "Note: " << MarkdownText(*r.iterations->note) << ".\n\n";
   WriteMarkdownTable(IterationsTable(*r.iterations, 1000), out);
   WriteMarkdownMfu(r.iterations->mfu, out);
   if (r.iterations->gpu_metrics) {
