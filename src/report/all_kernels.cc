@@ -37,6 +37,7 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
                "Class", "SM %",   "DRAM %",    "L1 Hit %", "L2 Hit %", "Occupancy %", "Top stall"};
   if (names == KernelNames::kShortAndFull) t.columns.emplace_back("Name");
   std::vector<std::string> full;
+  full.reserve(rows.size());
   for (const auto& r : rows) full.push_back(r.name);
   const std::vector<std::string> short_names = analysis::ShortKernelNames(full);
   for (size_t i = 0; i < rows.size(); ++i) {

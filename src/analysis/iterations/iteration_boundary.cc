@@ -54,6 +54,7 @@ double BoundaryGapRatio(const Run& run, const std::vector<int64_t>& gaps) {
 
 std::vector<size_t> SyncPlaces(const std::vector<int64_t>& starts, const std::vector<int64_t>& sync_end) {
   std::vector<size_t> out;
+  out.reserve(sync_end.size());
   for (int64_t end : sync_end) {
     out.push_back(static_cast<size_t>(std::lower_bound(starts.begin(), starts.end(), end) - starts.begin()));
   }
