@@ -81,11 +81,8 @@ int Print(const Diff& diff, const std::vector<std::string>& warnings, const Json
   if (args.format == "json") {
     std::cout << json(diff).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    const auto all = tables(diff);
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (i > 0) std::cout << "\n";
-      report::Write(all[i], args.format == "csv" ? report::Format::kCsv : report::Format::kTable, std::cout);
-    }
+    report::WriteDiffTables(tables(diff), args.format == "csv" ? report::Format::kCsv : report::Format::kTable,
+                            std::cout);
   }
   int code = 0;
   for (const auto& t : thresholds) {

@@ -17,7 +17,7 @@ namespace {
 struct KernelsArgs {
   int64_t run = 0;
   std::string which, format = "table";
-  bool all = false;
+  bool all = false, full_names = false;
   std::optional<int64_t> rank;
 };
 
@@ -50,8 +50,11 @@ int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (!one) {
-    auto table = a.all ? report::AllKernelsTable(*store, a.run, cfg->classify, a.rank)
-                       : report::KernelsTable(*store, a.run, cfg->classify, a.rank);
+    // The terminal shows short names; --full-names, CSV and JSON add each kernel's full name.
+    const auto names =
+        a.full_names || a.format != "table" ? report::KernelNames::kShortAndFull : report::KernelNames::kShort;
+    auto table = a.all ? report::AllKernelsTable(*store, a.run, cfg->classify, a.rank, names)
+                       : report::KernelsTable(*store, a.run, cfg->classify, a.rank, names);
     if (!table.ok()) return Fail(table.error());
     WriteTables({*table}, ParseFormat(a.format));
     return 0;
@@ -70,13 +73,17 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
   cmd->add_option("run", list->run, "run id (kscope runs)")->required();
   cmd->add_option("--format,-f", list->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_flag("--all", list->all, "every kernel of the run from nsys, with ncu's figures where profiled");
+  cmd->add_flag("--full-names", list->full_names,
+                "each kernel's full name in a last column, Name (csv and json always have it)");
   cmd->add_option("--rank", list->rank, "one rank of a multi-GPU job: its kernels (with --all), or ncu's on its GPU");
   cmd->callback([list, &global, &exit_code] { exit_code = Run(*list, global, false); });
 
   auto detail = std::make_shared<KernelsArgs>();
   CLI::App* one = app.add_subcommand("kernel", "One profiled kernel: evidence, roofline, sections, advice");
   one->add_option("run", detail->run, "run id (kscope runs)")->required();
-  one->add_option("kernel", detail->which, "the kernel's ID in `kscope kernels`, or part of its name")->required();
+  one->add_option("kernel", detail->which,
+                  "the kernel's ID or short name in `kscope kernels`, or part of its full name")
+      ->required();
   one->add_option("--format,-f", detail->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   one->add_option("--rank", detail->rank, "one rank of a multi-GPU job: among the launches ncu profiled on its GPU");
   one->callback([detail, &global, &exit_code] { exit_code = Run(*detail, global, true); });

@@ -4,6 +4,7 @@
 
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/names/short_names.h"
 #include "analysis/timeline/kernel_totals.h"
 #include "report/nsys_numbers.h"
 #include "report/run_report.h"
@@ -12,7 +13,7 @@
 namespace kscope::report {
 
 Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
-                              std::optional<int64_t> rank) {
+                              std::optional<int64_t> rank, KernelNames names) {
   auto timeline = TimelineRun(store, run_id);
   if (!timeline.ok()) return timeline.error();
   auto launches = analysis::LoadNcuLaunches(store, run_id);
@@ -32,8 +33,13 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
   Table t;
   t.title = fmt::format("Every kernel of run {}{} by GPU time (nsys), with ncu's figures where profiled", run_id,
                         rank ? fmt::format(", rank {},", *rank) : "");
-  t.columns = {"#",    "Time %", "Time (ns)", "Launches", "Avg (ns)",    "Family",    "Library", "Class",
-               "SM %", "DRAM %", "L1 Hit %",  "L2 Hit %", "Occupancy %", "Top stall", "Name"};
+  t.columns = {"#",     "Time %", "Time (ns)", "Launches", "Avg (ns)", "Kernel",      "Family",   "Library",
+               "Class", "SM %",   "DRAM %",    "L1 Hit %", "L2 Hit %", "Occupancy %", "Top stall"};
+  if (names == KernelNames::kShortAndFull) t.columns.emplace_back("Name");
+  std::vector<std::string> full;
+  full.reserve(rows.size());
+  for (const auto& r : rows) full.push_back(r.name);
+  const std::vector<std::string> short_names = analysis::ShortKernelNames(full);
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     const auto id = analysis::IdentifyKernel(r.name);
@@ -49,6 +55,7 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
                           r.total,
                           r.n,
                           Round1(r.mean),
+                          short_names[i],
                           id.family,
                           std::string(analysis::LibraryName(id.library)),
                           profiled ? Cell(v->second.bottleneck) : Cell(std::string("not profiled")),
@@ -57,8 +64,8 @@ Result<Table> AllKernelsTable(store::Store& store, int64_t run_id, const analysi
                           figure(&KernelVerdict::l1_hit_pct),
                           figure(&KernelVerdict::l2_hit_pct),
                           figure(&KernelVerdict::achieved_occupancy_pct),
-                          profiled && !v->second.top_stall.empty() ? Cell(v->second.top_stall) : Cell(),
-                          r.name};
+                          profiled && !v->second.top_stall.empty() ? Cell(v->second.top_stall) : Cell()};
+    if (names == KernelNames::kShortAndFull) row.emplace_back(r.name);
     t.rows.push_back(std::move(row));
   }
   return t;

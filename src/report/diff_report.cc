@@ -147,7 +147,7 @@ nlohmann::json DiffClassesJson(const std::vector<analysis::atlas::ClassChangeRow
   return out;
 }
 
-std::vector<Table> DiffTables(const RunDiff& d) {
+std::vector<DiffTable> DiffTables(const RunDiff& d) {
   Table whole;
   whole.title = fmt::format("Run {} (A) against run {} (B), nsys kernels", d.a, d.b);
   whole.columns = {"What", "A", "B", "Delta", "Delta %"};
@@ -155,12 +155,17 @@ std::vector<Table> DiffTables(const RunDiff& d) {
       {std::string("GPU time (ms)"), Ms(d.ns_a), Ms(d.ns_b), Ms(d.ns_b - d.ns_a), Num(d.GpuTimePct(), 1)});
   whole.rows.push_back(
       {std::string("Launches"), d.launches_a, d.launches_b, d.launches_b - d.launches_a, Num(d.LaunchesPct(), 1)});
-  return {whole,
-          RowsTable("Families that changed", "Family", d.families, false),
-          RowsTable("Kernels that changed", "Kernel", d.kernels, true),
-          StagesTable(d),
-          DiffClassesTable("Families whose bottleneck class changed (ncu)", "Family", d.family_classes, false),
-          DiffClassesTable("Kernels whose bottleneck class changed (ncu)", "Kernel", d.kernel_classes, true)};
+  const DiffSides sides{
+      fmt::format("run {}", d.a), fmt::format("run {}", d.b), "both runs", "neither run", d.facts_a, d.facts_b};
+  return {
+      {whole, ""},
+      WithSentence(RowsTable("Families that changed", "Family", d.families, false), DiffRows::kFamilies, sides),
+      WithSentence(RowsTable("Kernels that changed", "Kernel", d.kernels, true), DiffRows::kKernels, sides),
+      WithSentence(StagesTable(d), DiffRows::kStages, sides),
+      WithSentence(DiffClassesTable("Families whose bottleneck class changed (ncu)", "Family", d.family_classes, false),
+                   DiffRows::kFamilyClasses, sides),
+      WithSentence(DiffClassesTable("Kernels whose bottleneck class changed (ncu)", "Kernel", d.kernel_classes, true),
+                   DiffRows::kKernelClasses, sides)};
 }
 
 std::vector<std::string> DiffWarnings(const RunDiff& d) {

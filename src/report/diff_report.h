@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/atlas/diff.h"
+#include "report/diff_tables.h"
 #include "report/table.h"
 
 namespace kscope::report {
@@ -13,8 +14,9 @@ namespace kscope::report {
 // The whole runs' GPU time and launches in A and B, then the families and the kernels that
 // changed: launches and GPU time in each, the change, and whether the row appeared or vanished;
 // the NVTX stages that changed (instances with the min-max of their GPU time, the median GPU
-// time per steady instance, MFU); the families and kernels whose main class changed.
-std::vector<Table> DiffTables(const analysis::atlas::RunDiff& diff);
+// time per steady instance, MFU); the families and kernels whose main class changed. Each
+// table of changes with the sentence that says why it has no rows, when it has none.
+std::vector<DiffTable> DiffTables(const analysis::atlas::RunDiff& diff);
 
 // One warning line per manifest field the runs disagree on: "kscope: warning: ...".
 std::vector<std::string> DiffWarnings(const analysis::atlas::RunDiff& diff);

@@ -117,7 +117,7 @@ nlohmann::json StageJson(const std::optional<SelectionStageFacts>& f) {
 
 }  // namespace
 
-std::vector<Table> SelectionDiffTables(const SelectionDiff& d) {
+std::vector<DiffTable> SelectionDiffTables(const SelectionDiff& d) {
   Table whole;
   whole.title = fmt::format(
       "Selection A ({}: runs {}) against selection B ({}: runs {}), nsys kernels per run: median [min-max] over "
@@ -131,14 +131,17 @@ std::vector<Table> SelectionDiffTables(const SelectionDiff& d) {
   whole.rows.push_back({std::string("Launches per run"), SpreadText(d.launches_a, 1, -1),
                         SpreadText(d.launches_b, 1, -1), fmt::format("{}", d.launches_b.median - d.launches_a.median),
                         Num(d.LaunchesPct(), 1)});
-  return {whole,
-          RowsTable("Families that changed", "Family", d.families, false),
-          RowsTable("Kernels that changed", "Kernel", d.kernels, true),
-          StagesTable(d),
-          DiffClassesTable("Families whose bottleneck class changed (ncu, all runs of a selection)", "Family",
-                           d.family_classes, false),
-          DiffClassesTable("Kernels whose bottleneck class changed (ncu, all runs of a selection)", "Kernel",
-                           d.kernel_classes, true)};
+  const DiffSides sides{"selection A", "selection B", "both selections", "neither selection", d.facts_a, d.facts_b};
+  return {{whole, ""},
+          WithSentence(RowsTable("Families that changed", "Family", d.families, false), DiffRows::kFamilies, sides),
+          WithSentence(RowsTable("Kernels that changed", "Kernel", d.kernels, true), DiffRows::kKernels, sides),
+          WithSentence(StagesTable(d), DiffRows::kStages, sides),
+          WithSentence(DiffClassesTable("Families whose bottleneck class changed (ncu, all runs of a selection)",
+                                        "Family", d.family_classes, false),
+                       DiffRows::kFamilyClasses, sides),
+          WithSentence(DiffClassesTable("Kernels whose bottleneck class changed (ncu, all runs of a selection)",
+                                        "Kernel", d.kernel_classes, true),
+                       DiffRows::kKernelClasses, sides)};
 }
 
 std::vector<std::string> SelectionDiffWarnings(const SelectionDiff& d) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/atlas/diff_selections.h"
+#include "report/diff_tables.h"
 #include "report/table.h"
 
 namespace kscope::report {
@@ -14,8 +15,9 @@ namespace kscope::report {
 // The selections (their runs) and the whole runs' GPU time and launches per run; the families
 // and kernels that changed (runs of each selection that launch them, launches and GPU time per
 // run, each `median [min-max]` over the selection's runs, the change of the medians); the NVTX
-// stages that changed; the families and kernels whose main class changed.
-std::vector<Table> SelectionDiffTables(const analysis::atlas::SelectionDiff& diff);
+// stages that changed; the families and kernels whose main class changed. Each table of
+// changes with the sentence that says why it has no rows, when it has none.
+std::vector<DiffTable> SelectionDiffTables(const analysis::atlas::SelectionDiff& diff);
 
 // "kscope: warning: ..." lines: one per manifest field on which the selections disagree, then
 // one per field (or model) on which a selection's own runs disagree.

@@ -49,6 +49,7 @@ void WriteIterationsSection(const RunReport& report, std::ostream& out) {
   if (report.iterations) {
     const IterationPart& p = *report.iterations;
     out << "<p>" << EscapeHtml(IterationsSummary(p)) << "</p>\n";
+    if (p.note) out << "<p>Note: " << EscapeHtml(*p.note) << ".</p>\n";
     WriteHtmlTable(ToHtml(IterationsTable(p, 1000)), out);
     if (p.gpu_metrics) out << "<p>Steady iterations " << EscapeHtml(SampledLine(*p.gpu_metrics)) << "</p>\n";
     for (const auto& n : p.mfu.notes) out << "<p>" << EscapeHtml(n) << "</p>\n";

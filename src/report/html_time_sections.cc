@@ -164,7 +164,8 @@ void WriteStagesSection(const RunReport& report, std::ostream& out) {
                                  : std::nullopt,
                   out);
   HtmlTable table({"Stage", "Depth", "Instances", "Range time", "GPU ops", "of other threads", "Kernel time",
-                   "Steady wall", "GPU busy (steady)", "Work per instance", "Precision", "Coverage", "MFU", "MBU"});
+                   "Steady wall", "GPU busy (steady)", "Work per instance", "Precision",
+                   "FLOP coverage (compute kernel time)", "MFU", "MBU"});
   for (const auto& s : stages) {
     const analysis::StageMfu& mfu = s.mfu;
     table.rows.push_back({{StageName(s)},

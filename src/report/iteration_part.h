@@ -32,6 +32,17 @@ struct IterationRow {
 struct IterationPart {
   std::string source;    // "kernel sequence" or "CUDA graph launches"
   std::string evidence;  // one sentence: how the loop was found
+  // What marks each iteration's start: "CUDA graph launch", "host synchronization", "idle gap"
+  // or "none" (analysis/iterations/iteration_boundary.h).
+  std::string boundary;
+  int64_t repeat_kernels = 0;  // kernels of the smallest repeated sequence
+  int64_t sync_repeats = 1;    // repeats of it per iteration (k: synchronizations every k repeats)
+  // The idle gap before an iteration's first kernel over the longest before its other kernels
+  // (medians; a loop found from the kernel sequence; null when infinite).
+  std::optional<double> boundary_gap_ratio;
+  // When nothing marks the iterations: each is the smallest repeated sequence, and may be one
+  // part (a layer) of a coarser loop the trace does not show.
+  std::optional<std::string> note;
   int64_t period_kernels = 0, loop_iterations = 0, differing = 0, warmup = 0, steady = 0, graph_launches = 0;
   int64_t first_wall_ns = 0;                // the first iteration of the loop
   double steady_median_wall_ns = 0;         // the steady ones

@@ -8,6 +8,7 @@
 #include "analysis/kernels/ncu_kernel_sections.h"
 #include "analysis/kernels/roofline.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/names/short_names.h"
 #include "analysis/timeline/rank_selection.h"
 #include "analysis/timeline/ranks.h"
 #include "report/ncu_numbers.h"
@@ -73,6 +74,14 @@ std::vector<KernelRow> Rows(const std::vector<NcuLaunch>& launches, const std::v
   return rows;
 }
 
+// Each row's short name, unique among the rows' kernels (one per kernel, whatever its shapes).
+std::vector<std::string> ShortNames(const std::vector<KernelRow>& rows) {
+  std::vector<std::string> names;
+  names.reserve(rows.size());
+  for (const KernelRow& r : rows) names.push_back(r.group->key.name);
+  return analysis::ShortKernelNames(names);
+}
+
 std::string Shape(const store::NcuLaunchKey& k) {
   return fmt::format("({}, {}, {})x({}, {}, {})", k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]);
 }
@@ -84,7 +93,7 @@ std::string OptText(const std::optional<double>& v) { return v ? fmt::format("{:
 }  // namespace
 
 Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::ClassifyThresholds& thresholds,
-                           std::optional<int64_t> rank) {
+                           std::optional<int64_t> rank, KernelNames names) {
   auto loaded = Load(store, run_id, rank);
   if (!loaded.ok()) return loaded.error();
   const auto& [launches, groups] = *loaded;
@@ -93,31 +102,75 @@ Result<Table> KernelsTable(store::Store& store, int64_t run_id, const analysis::
   t.columns = {
       "ID",     "Kernel",   "Shape",      "Family",     "Library",  "Launches",  "GPU Time (us)",          "Class",
       "SM (%)", "DRAM (%)", "L1 Hit (%)", "L2 Hit (%)", "Roofline", "% of Roof", "Achieved Occupancy (%)", "Top Stall"};
-  int64_t id = 0;
-  for (const KernelRow& r : Rows(launches, groups)) {
-    const auto names = analysis::IdentifyKernel(r.group->key.name);
+  if (names == KernelNames::kShortAndFull) t.columns.emplace_back("Name");
+  const std::vector<KernelRow> rows = Rows(launches, groups);
+  const std::vector<std::string> short_names = ShortNames(rows);
+  for (size_t id = 0; id < rows.size(); ++id) {
+    const KernelRow& r = rows[id];
+    const auto identity = analysis::IdentifyKernel(r.group->key.name);
     const auto d = analysis::Diagnose(*r.first, thresholds);
     const auto roof = analysis::ComputeRoofline(*r.first);
     const auto* p = analysis::MainPoint(roof);
     t.rows.push_back(
-        {id++, names.base, Shape(r.group->key), names.family, std::string(analysis::LibraryName(names.library)),
-         static_cast<int64_t>(r.group->launch_ids.size()), Num(r.gpu_ns / 1000.0, 2),
-         std::string(analysis::BottleneckName(d.bottleneck)), OptNum(d.evidence.sm_pct, 1),
+        {static_cast<int64_t>(id), short_names[id], Shape(r.group->key), identity.family,
+         std::string(analysis::LibraryName(identity.library)), static_cast<int64_t>(r.group->launch_ids.size()),
+         Num(r.gpu_ns / 1000.0, 2), std::string(analysis::BottleneckName(d.bottleneck)), OptNum(d.evidence.sm_pct, 1),
          OptNum(d.evidence.dram_pct, 1), OptNum(d.evidence.l1_hit_pct, 1), OptNum(d.evidence.l2_hit_pct, 1),
          p != nullptr ? Cell(fmt::format("{} {}-bound side, AI {:.2f}", p->precision,
                                          p->MemoryBound() ? "memory" : "compute", p->intensity))
                       : Cell(),
          p != nullptr ? Cell(Num(p->PercentOfRoof(), 1)) : Cell(), OptNum(d.evidence.achieved_occupancy_pct, 1),
          d.evidence.top_stalls.empty() ? Cell() : Cell(d.evidence.top_stalls.front().reason)});
+    if (names == KernelNames::kShortAndFull) t.rows.back().emplace_back(r.group->key.name);
   }
   return t;
 }
 
 namespace {
+
 // The arguments of the `kscope kernels` that lists what KernelDetailTables chooses from.
 std::string ListArgs(int64_t run_id, std::optional<int64_t> rank) {
   return std::to_string(run_id) + (rank ? " --rank " + std::to_string(*rank) : "");
 }
+
+// The rows `which` names: its ID, else the rows of that short name, else those whose full
+// name contains it.
+std::vector<size_t> Named(const std::vector<KernelRow>& rows, const std::vector<std::string>& short_names,
+                          const std::string& which) {
+  size_t index = 0;
+  auto [ptr, ec] = std::from_chars(which.data(), which.data() + which.size(), index);
+  if (ec == std::errc() && ptr == which.data() + which.size()) return {index};
+  std::vector<size_t> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (short_names[i] == which) out.push_back(i);
+  }
+  if (!out.empty()) return out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].group->key.name.find(which) != std::string::npos) out.push_back(i);
+  }
+  return out;
+}
+
+// The one row `which` names, or the error that says why there is none.
+Result<size_t> Choose(const std::vector<KernelRow>& rows, const std::vector<std::string>& short_names,
+                      const std::string& which, int64_t run_id, std::optional<int64_t> rank) {
+  const std::string run = "run " + std::to_string(run_id);
+  const std::vector<size_t> named = Named(rows, short_names, which);
+  if (named.empty()) {
+    return Error{run, "no profiled kernel's short name is '" + which + "' and no full name contains it",
+                 "list them with: kscope kernels " + ListArgs(run_id, rank)};
+  }
+  if (named.size() > 1) {
+    return Error{run, fmt::format("'{}' matches {} kernels", which, named.size()),
+                 "give the kernel's ID from: kscope kernels " + ListArgs(run_id, rank)};
+  }
+  if (named.front() >= rows.size()) {
+    return Error{run, fmt::format("no kernel with ID {} ({} kernels)", named.front(), rows.size()),
+                 "list them with: kscope kernels " + ListArgs(run_id, rank)};
+  }
+  return named.front();
+}
+
 }  // namespace
 
 Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_id, const std::string& which,
@@ -127,31 +180,10 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
   if (!loaded.ok()) return loaded.error();
   const auto& [launches, groups] = *loaded;
   const auto rows = Rows(launches, groups);
-  const KernelRow* chosen = nullptr;
-  size_t index = 0;
-  auto [ptr, ec] = std::from_chars(which.data(), which.data() + which.size(), index);
-  if (ec == std::errc() && ptr == which.data() + which.size()) {
-    if (index >= rows.size()) {
-      return Error{"run " + std::to_string(run_id),
-                   fmt::format("no kernel with ID {} ({} kernels)", index, rows.size()),
-                   "list them with: kscope kernels " + ListArgs(run_id, rank)};
-    }
-    chosen = &rows[index];
-  } else {
-    std::vector<const KernelRow*> matches;
-    for (const auto& r : rows) {
-      if (r.group->key.name.find(which) != std::string::npos) matches.push_back(&r);
-    }
-    if (matches.empty()) {
-      return Error{"run " + std::to_string(run_id), "no profiled kernel's name contains '" + which + "'",
-                   "list them with: kscope kernels " + ListArgs(run_id, rank)};
-    }
-    if (matches.size() > 1) {
-      return Error{"run " + std::to_string(run_id), fmt::format("'{}' matches {} kernels", which, matches.size()),
-                   "give the kernel's ID from: kscope kernels " + ListArgs(run_id, rank)};
-    }
-    chosen = matches.front();
-  }
+  const auto short_names = ShortNames(rows);
+  auto index = Choose(rows, short_names, which, run_id, rank);
+  if (!index.ok()) return index.error();
+  const KernelRow* chosen = &rows[*index];
   const auto& g = *chosen->group;
   const auto names = analysis::IdentifyKernel(g.key.name);
   const auto d = analysis::Diagnose(*chosen->first, thresholds);
@@ -161,6 +193,7 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
   Table about{"Kernel", {"Field", "Value"}, {}};
   auto add = [&](std::string field, Cell value) { about.rows.push_back({std::move(field), std::move(value)}); };
   add("Name", g.key.name);
+  add("Short name", short_names[*index]);
   add("Base name", names.base);
   add("Family", names.family);
   add("Library", std::string(analysis::LibraryName(names.library)));

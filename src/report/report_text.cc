@@ -91,13 +91,13 @@ std::string BackwardLine(const StagePart& s) {
       b.ops, Ms(b.kernel_ns), most);
 }
 
-// "measured 12.3% (ncu, 94.1% of kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
+// "measured 12.3% (ncu, 94.1% of compute kernel time), 6N 10.1% of Tensor BF16 989.4 TFLOP/s (...)"
 std::string MfuLine(const analysis::StageMfu& m) {
   if (m.lines.empty()) return "";
   std::string out;
   for (const auto& l : m.lines) {
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", l.name, Util(l.mfu_pct));
-    if (l.name == "measured (ncu)") out += fmt::format(" ({} of kernel time)", Pct(m.coverage_pct));
+    if (l.name == "measured (ncu)") out += fmt::format(" ({} of compute kernel time)", Pct(m.coverage_pct));
   }
   if (m.peak) {
     out += fmt::format(" of the {} peak {:.1f} TFLOP/s ({}", m.peak->precision, m.peak->flops_per_s / 1e12,
@@ -161,6 +161,7 @@ void WriteIterationsSummary(const RunReport& r, std::ostream& out) {
   out << "\n";
   WriteText(IterationsTable(p, 12), out);
   out << "  " << IterationsSummary(p) << "\n";
+  if (p.note) out << "  note: " << *p.note << "\n";
   if (const std::string mfu = MfuLine(p.mfu); !mfu.empty()) out << "  steady iterations MFU: " << mfu << "\n";
   if (p.gpu_metrics) out << "  steady iterations " << SampledLine(*p.gpu_metrics) << "\n";
   for (const auto& n : p.mfu.notes) out << "  note: " << n << "\n";
@@ -365,6 +366,7 @@ void WriteIterationsMarkdown(const RunReport& r, std::ostream& out) {
   }
   if (!r.iterations) return;
   out << "## Iterations\n\n" << MarkdownText(IterationsSummary(*r.iterations)) << ".\n\n";
+  if (r.iterations->note) out << "Note: " << MarkdownText(*r.iterations->note) << ".\n\n";
   WriteMarkdownTable(IterationsTable(*r.iterations, 1000), out);
   WriteMarkdownMfu(r.iterations->mfu, out);
   if (r.iterations->gpu_metrics) {

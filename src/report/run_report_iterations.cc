@@ -3,6 +3,8 @@
 // every timeline finding's advice fitted to the workload.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "analysis/iterations/bound_verdict.h"
 #include "analysis/iterations/fit_advice.h"
 #include "analysis/iterations/iterations.h"
@@ -72,10 +74,38 @@ std::string Evidence(const analysis::IterationLoop& loop) {
         "kernels repeat the same kernel names in the same order ({} graph launches among them)",
         loop.iterations.size(), loop.period, loop.graph_launches);
   }
+  if (loop.boundary == analysis::IterationBoundary::kSynchronization) {
+    return fmt::format(
+        "{} consecutive stretches of {} kernels repeat the same kernel names in the same order; the host "
+        "synchronizes with the GPU at the same place every {} of the smallest repeated sequence ({} kernels), and "
+        "each iteration is the span between two synchronizations",
+        loop.iterations.size(), loop.period, loop.sync_repeats, loop.repeat_kernels);
+  }
   return fmt::format(
       "{} consecutive stretches of {} kernels repeat the same kernel names in the same order; each "
       "starts at the kernel that follows the period's longest GPU idle gap",
       loop.iterations.size(), loop.period);
+}
+
+// The note on a loop that nothing in the trace marks: its iteration is the smallest repeat.
+std::optional<std::string> UnmarkedNote(const analysis::IterationLoop& loop) {
+  if (loop.boundary != analysis::IterationBoundary::kNone) return std::nullopt;
+  return fmt::format(
+      "each iteration is the smallest repeated kernel sequence ({} kernel{}); nothing in the trace marks a coarser "
+      "loop (no CUDA graph launch, host synchronization or standout idle gap at each iteration), so an iteration "
+      "may be one layer of a pass or another part of a step",
+      loop.repeat_kernels, loop.repeat_kernels == 1 ? "" : "s");
+}
+
+void DescribeBoundary(const analysis::IterationLoop& loop, IterationPart& p) {
+  p.boundary = analysis::IterationBoundaryName(loop.boundary);
+  p.repeat_kernels = loop.repeat_kernels;
+  p.sync_repeats = loop.sync_repeats;
+  if (loop.source == analysis::IterationSource::kKernelSequence && std::isfinite(loop.boundary_gap_ratio) &&
+      loop.boundary != analysis::IterationBoundary::kSynchronization) {
+    p.boundary_gap_ratio = loop.boundary_gap_ratio;
+  }
+  p.note = UnmarkedNote(loop);
 }
 
 struct LoopResult {
@@ -89,6 +119,7 @@ Result<LoopResult> Iterations(store::Store& store, const StageInputs& in, const 
   IterationPart& p = r.part;
   p.source = analysis::IterationSourceName(loop.source);
   p.evidence = Evidence(loop);
+  DescribeBoundary(loop, p);
   p.period_kernels = loop.period;
   p.loop_iterations = static_cast<int64_t>(loop.iterations.size());
   p.differing = static_cast<int64_t>(loop.differing.size());

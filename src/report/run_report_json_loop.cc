@@ -117,6 +117,11 @@ json IterationsJson(const IterationPart& p) {
               {"findings", FindingsJson(p.findings)},
               {"rows", rows}};
   if (p.gpu_metrics) out["gpu_metrics"] = GpuMetricsJson(*p.gpu_metrics);
+  out["boundary"] = p.boundary;
+  out["repeat_kernels"] = p.repeat_kernels;
+  out["sync_repeats"] = p.sync_repeats;
+  out["boundary_gap_ratio"] = p.boundary_gap_ratio ? json(*p.boundary_gap_ratio) : json();
+  out["note"] = p.note ? json(*p.note) : json();
   return out;
 }
 

@@ -87,10 +87,8 @@ TEST(AtlasDiffSelectionsZoo, DenseAgainstMoeAgainstGoldens) {
   const SelectionDiff& d = DenseAgainstMoe();
   std::ostringstream text;
   for (const auto& line : report::SelectionDiffWarnings(d)) text << line << "\n";
-  for (const auto& t : report::SelectionDiffTables(d)) {
-    text << "\n";
-    report::WriteText(t, text);
-  }
+  text << "\n";
+  report::WriteDiffTables(report::SelectionDiffTables(d), report::Format::kTable, text);
   ExpectGolden(text.str(), "diff_selections_dense_moe.txt");
   ExpectGolden(report::SelectionDiffJson(d).dump(2) + "\n", "diff_selections_dense_moe.json");
 }

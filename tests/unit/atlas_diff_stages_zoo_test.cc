@@ -52,15 +52,15 @@ void ExpectGolden(const std::string& text, const std::string& golden) {
   }
 }
 
-// The stage table and the two class tables (DiffTables' last three), and their JSON.
+// The stage table and the two class tables (DiffTables' last three) as the terminal shows
+// them, and their JSON.
 void ExpectStagesAndClasses(const RunDiff& d, const std::string& golden) {
   std::ostringstream text;
-  const auto tables = report::DiffTables(d);
+  auto tables = report::DiffTables(d);
   ASSERT_EQ(tables.size(), 6U);
-  for (size_t i = 3; i < tables.size(); ++i) {
-    report::WriteText(tables[i], text);
-    text << "\n";
-  }
+  tables.erase(tables.begin(), tables.begin() + 3);
+  report::WriteDiffTables(tables, report::Format::kTable, text);
+  text << "\n";
   ExpectGolden(text.str(), golden + ".txt");
   const auto json = report::DiffJson(d);
   const nlohmann::json part{{"stages", json["stages"]},

@@ -7,11 +7,14 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "analysis/atlas/diff.h"
+#include "analysis/atlas/diff_selections.h"
 #include "analysis/names/kernel_names.h"
 #include "config/config.h"
 #include "report/diff_report.h"
+#include "report/diff_selections_report.h"
 #include "zoo_support.h"
 
 namespace kscope {
@@ -88,6 +91,56 @@ TEST(AtlasDiffZoo, ARunAgainstItselfIsEmpty) {
             std::vector<std::string>{"kscope: warning: runs 1 and 2 differ in dtype: 'bf16' against 'fp16'; their "
                                      "numbers may not be comparable"});
   EXPECT_TRUE(Diff(1, 1).differences.empty());
+}
+
+// The terminal's diff without its first table (the whole runs, which always has rows).
+std::string TablesOfChanges(std::vector<report::DiffTable> tables, report::Format format) {
+  tables.erase(tables.begin());
+  std::ostringstream out;
+  report::WriteDiffTables(tables, format, out);
+  return out.str();
+}
+
+// Every table of changes that has no rows says why in one sentence instead of its headers (CSV
+// keeps the header alone): the encoder against itself (the same launches and GPU time, the same
+// NVTX stage, no ncu data in either run), two runs without NVTX, and a selection against itself.
+TEST(AtlasDiffZoo, EmptyTablesSayWhy) {
+  EXPECT_EQ(TablesOfChanges(report::DiffTables(Diff(1, 1)), report::Format::kTable),
+            "Families that changed\n\n"
+            "none: every kernel family has the same launches and GPU time in both runs; none appeared or vanished\n\n"
+            "Kernels that changed\n\n"
+            "none: every kernel has the same launches and GPU time in both runs; none appeared or vanished\n\n"
+            "NVTX stages that changed: GPU time per steady instance (median), instances [min-max ms], MFU\n\n"
+            "none: every NVTX stage has the same instances, GPU time per instance and MFU in both runs\n\n"
+            "Families whose bottleneck class changed (ncu)\n\n"
+            "none: neither run has ncu results with the metrics a bottleneck class needs\n\n"
+            "Kernels whose bottleneck class changed (ncu)\n\n"
+            "none: neither run has ncu results with the metrics a bottleneck class needs\n");
+  EXPECT_EQ(TablesOfChanges(report::DiffTables(Diff(1, 1)), report::Format::kCsv),
+            "Family,Library,Change,Launches A,Launches B,GPU Time A (ms),GPU Time B (ms),Delta (ms),Delta %\n\n"
+            "Kernel,Family,Library,Change,Launches A,Launches B,GPU Time A (ms),GPU Time B (ms),Delta (ms),Delta %,"
+            "Launch A (us) median [min-max],Launch B (us) median [min-max]\n\n"
+            "Stage,Change,Instances A,Instances B,GPU/Instance A (ms),GPU/Instance B (ms),Delta %,MFU A %,MFU B %,"
+            "MFU Delta (pts)\n\n"
+            "Family,Library,Class A (launches),Class B (launches)\n\n"
+            "Kernel,Family,Library,Class A (launches),Class B (launches)\n");
+  auto store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
+  for (const char* model : {"no_nvtx_infer", "no_nvtx_train"}) ASSERT_GT(testing::ImportZoo(store, model), 0);
+  auto d = analysis::atlas::DiffRuns(store, 1, 2, config::Config{});
+  ASSERT_TRUE(d.ok()) << d.error().Line();
+  EXPECT_TRUE(d->stages.empty());
+  const std::string text = TablesOfChanges(report::DiffTables(*d), report::Format::kTable);
+  EXPECT_NE(text.find("MFU\n\nnone: neither run has NVTX stages\n"), std::string::npos) << text;
+  analysis::atlas::RunFilter one;
+  one.run_ids = {3};
+  auto self = analysis::atlas::DiffSelections(DiffStore(), one, one, config::Config{});
+  ASSERT_TRUE(self.ok()) << self.error().Line();
+  const std::string selections = TablesOfChanges(report::SelectionDiffTables(*self), report::Format::kTable);
+  EXPECT_NE(selections.find("none: every kernel has the same launches and GPU time in both selections; none "
+                            "appeared or vanished\n"),
+            std::string::npos)
+      << selections;
+  EXPECT_NE(selections.find("none: neither selection has ncu results"), std::string::npos) << selections;
 }
 
 void ExpectRows(const std::vector<analysis::atlas::DiffRow>& rows, const std::map<std::string, Sum>& a,

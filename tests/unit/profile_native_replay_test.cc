@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/names/kernel_names.h"
 #include "capture/profile.h"
 #include "capture/run_dir_import.h"
 #include "config/config.h"
@@ -35,7 +36,7 @@ struct Model {
   std::string name;
   int64_t launches = 0;   // in the recorded report
   int64_t planned = 0;    // of them, linked to the discovery launch the plan named
-  int64_t shortened = 0;  // kernels kscope kernels names by the report's full name, where the page had ncu's shortening
+  int64_t shortened = 0;  // kernels whose full name the page spells as ncu shortens it (one KernelMatchKey)
   std::vector<std::string> page_differs;  // its other cells that differ from the page's
 };
 
@@ -85,7 +86,7 @@ class ProfileNativeReplay : public ::testing::TestWithParam<Model> {
 
 // The run as kscope kernels prints it, as CSV.
 std::string KernelsCsv(store::Store& store, int64_t run) {
-  auto table = report::KernelsTable(store, run, {});
+  auto table = report::KernelsTable(store, run, {}, std::nullopt, report::KernelNames::kShortAndFull);
   EXPECT_TRUE(table.ok()) << table.error().Line();
   std::ostringstream out;
   if (table.ok()) report::WriteCsv(*table, out);
@@ -93,11 +94,13 @@ std::string KernelsCsv(store::Store& store, int64_t run) {
 }
 
 // The cells of kscope kernels that differ between two runs, "row column: a | b", with the
-// kernel names left out where b's is a's as ncu shortens it (namespace native:: dropped).
+// full kernel names left out where b's is a's as ncu shortens it (namespace native:: and the
+// template arguments' casts dropped: one KernelMatchKey), counted in `shortened`; the short
+// names are one per kernel whatever its spelling.
 std::vector<std::string> KernelsDiffer(store::Store& a, int64_t run_a, store::Store& b, int64_t run_b,
                                        int64_t& shortened) {
-  auto ta = report::KernelsTable(a, run_a, {});
-  auto tb = report::KernelsTable(b, run_b, {});
+  auto ta = report::KernelsTable(a, run_a, {}, std::nullopt, report::KernelNames::kShortAndFull);
+  auto tb = report::KernelsTable(b, run_b, {}, std::nullopt, report::KernelNames::kShortAndFull);
   EXPECT_TRUE(ta.ok() && tb.ok());
   std::vector<std::string> out;
   if (!ta.ok() || !tb.ok()) return out;
@@ -107,13 +110,9 @@ std::vector<std::string> KernelsDiffer(store::Store& a, int64_t run_a, store::St
     for (size_t c = 0; c < ta->columns.size(); ++c) {
       std::string x = report::CellText(ta->rows[r][c]), y = report::CellText(tb->rows[r][c]);
       if (x == y) continue;
-      if (ta->columns[c] == "Kernel") {
-        std::string cut = x;
-        for (size_t at = cut.find("native::"); at != std::string::npos; at = cut.find("native::")) cut.erase(at, 8);
-        if (cut == y) {
-          ++shortened;
-          continue;
-        }
+      if (ta->columns[c] == "Name" && analysis::KernelMatchKey(x) == analysis::KernelMatchKey(y)) {
+        ++shortened;
+        continue;
       }
       out.push_back(fmt::format("{} {}: {} | {}", r, ta->columns[c], x, y));
     }
@@ -192,8 +191,9 @@ TEST_P(ProfileNativeReplay, ANewerReportVersionNamesTheExportFallback) {
 // The run directory imported into another store: as it is (the report read natively) it
 // equals the run; as kscope profile wrote it before (ncu's raw page of the same report in
 // place of the report) it links the same launches to the same kernels, and kscope kernels
-// prints the same table but for the kernel names (the report's full demangled names, where
-// the page has ncu's shortened ones) and the cells listed in `page_differs`.
+// prints the same table but for the full kernel names (the report's demangled names, where
+// the page has ncu's shortened ones; the short names are the same) and the cells listed in
+// `page_differs`.
 TEST_P(ProfileNativeReplay, ItsRunDirectoryImportsAsItIsAndAsPagesMadeIt) {
   auto result = Profile();
   ASSERT_TRUE(result.ok() && !result->error) << (result.ok() ? result->error->Line() : result.error().Line());
@@ -237,7 +237,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ProfileNativeReplay,
                              Model{"gpt2_infer",
                                    22,
                                    22,
-                                   14,
+                                   15,
                                    {"4 Roofline: FP32 memory-bound side, AI 0.50 | FP16 memory-bound side, AI 1.00",
                                     "16 Roofline: FP32 memory-bound side, AI 0.50 | FP16 memory-bound side, AI 1.00",
                                     "20 Roofline: FP32 memory-bound side, AI 0.47 | FP16 memory-bound side, AI 0.94"}},

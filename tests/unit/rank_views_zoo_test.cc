@@ -145,10 +145,12 @@ TEST(RankViews, OneKernelOfOneRank) {
                                       "profile.ncu_rank=1");
   auto missing = report::KernelDetailTables(Ddp().store, Ddp().run, "no such kernel", thresholds, 0);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().Line(), "kscope: error: run " + run +
-                                        ": no profiled kernel's name contains 'no such kernel'; list them with: kscope "
-                                        "kernels " +
-                                        run + " --rank 0");
+  EXPECT_EQ(
+      missing.error().Line(),
+      "kscope: error: run " + run +
+          ": no profiled kernel's short name is 'no such kernel' and no full name contains it; list them with: kscope "
+          "kernels " +
+          run + " --rank 0");
 }
 
 }  // namespace

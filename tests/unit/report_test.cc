@@ -3,6 +3,7 @@
 // run's whole report against its reviewed golden files (decode launch-bound, GPU idle), the
 // analytic FLOP count by hand, and the FLOPs ncu measured on the H100's decode stage
 // (tests/data/capture/llama_h100/, replayed through kscope profile) against ncu's own counts.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -223,6 +224,35 @@ TEST(Report, AnMfuFromTooLittleFlopCoverageIsNotMeasured) {
   EXPECT_FALSE(m.lines.front().mfu_pct.has_value());
   EXPECT_TRUE(std::any_of(m.notes.begin(), m.notes.end(),
                           [](const std::string& n) { return n.starts_with("MFU not measured"); }));
+}
+
+// MFU's FLOP coverage counts compute kernels only (communication kernels left out), and every
+// view says so: the terminal's MFU line, the measured line's "How" and the notes.
+TEST(Report, FlopCoverageSaysItIsOfComputeKernelTime) {
+  int64_t run = 0;
+  auto store = DevsetStore(run);
+  auto cfg = config::LoadConfig(std::string(KSCOPE_SOURCE_DIR) + "/examples/llama_devset.yaml");
+  ASSERT_TRUE(cfg.ok()) << cfg.error().Line();
+  auto r = report::BuildRunReport(store, run, *cfg);
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  std::ostringstream text, md;
+  report::WriteReportSummary(*r, text);
+  report::WriteReportMarkdown(*r, md);
+  for (const std::string& view : {text.str(), md.str()}) {
+    EXPECT_EQ(view.find("of kernel time)"), std::string::npos) << view;
+    EXPECT_EQ(view.find("of the kernel time"), std::string::npos) << view;
+  }
+  int64_t measured = 0;
+  for (const auto& st : r->stages) {
+    for (const auto& l : st.mfu.lines) {
+      if (l.name != "measured (ncu)") continue;
+      ++measured;
+      EXPECT_TRUE(l.formula.ends_with(fmt::format("({:.1f}% of the compute kernel time)", st.mfu.coverage_pct)))
+          << l.formula;
+    }
+  }
+  EXPECT_GT(measured, 0);
+  EXPECT_NE(text.str().find("% of compute kernel time)"), std::string::npos) << text.str();
 }
 
 TEST(Report, MarkdownKeepsKernelNamesAsText) {

@@ -5,6 +5,7 @@
 // the full names beside them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -13,7 +14,9 @@
 #include "analysis/names/short_names.h"
 #include "config/config.h"
 #include "names_support.h"
+#include "report/all_kernels.h"
 #include "report/atlas_report.h"
+#include "report/kernel_reports.h"
 #include "report/run_report.h"
 #include "report/run_report_json.h"
 #include "test_support.h"
@@ -128,6 +131,55 @@ TEST(ShortNamesZoo, TheAtlasByKernelLabelsEveryKernelDistinctly) {
   EXPECT_EQ(distinct.size(), shorts.size());
   const auto json = report::AtlasJson(*atlas);
   for (const auto& row : json["popularity"]) EXPECT_EQ(row["short_name"], shorts.at(row["kernel"]));
+}
+
+// The cells of a table's column, as text.
+std::vector<std::string> ColumnOf(const report::Table& t, const std::string& name) {
+  const auto at = static_cast<size_t>(std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin());
+  std::vector<std::string> out;
+  if (at == t.columns.size()) return out;
+  for (const auto& row : t.rows) out.push_back(report::CellText(row[at]));
+  return out;
+}
+
+// kscope kernels on the zoo's GPT-2 inference run with its deep pass: the Kernel column holds
+// the short names, one per kernel of the listing (whatever its shapes) and distinct kernels
+// distinct ones, each its Family and features; the Name column (--full-names, CSV, JSON) the
+// full names; --all the same over every kernel nsys saw; kscope kernel finds a kernel by its
+// short name and shows both names.
+TEST(ShortNamesZoo, KscopeKernelsListsShortNamesWithTheFullOnesBeside) {
+  auto store = std::move(store::Store::Open(":memory:", sql::OpenMode::kCreate)).value();
+  const int64_t run = testing::ImportZoo(store, "gpt2_infer", {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  const analysis::ClassifyThresholds thresholds;
+  auto full = report::KernelsTable(store, run, thresholds, std::nullopt, report::KernelNames::kShortAndFull);
+  ASSERT_TRUE(full.ok()) << full.error().Line();
+  const auto shorts = ColumnOf(*full, "Kernel"), names = ColumnOf(*full, "Name"), families = ColumnOf(*full, "Family");
+  ASSERT_EQ(shorts.size(), 22U);  // its deep pass: 22 launches, one per kernel and shape
+  ExpectOnePerKernel(names, shorts, "kscope kernels");
+  EXPECT_LT(std::set<std::string>(shorts.begin(), shorts.end()).size(), shorts.size());  // kernels in several shapes
+  for (size_t i = 0; i < shorts.size(); ++i) EXPECT_TRUE(shorts[i].starts_with(families[i])) << shorts[i];
+  auto terminal = report::KernelsTable(store, run, thresholds);
+  ASSERT_TRUE(terminal.ok());
+  EXPECT_TRUE(ColumnOf(*terminal, "Name").empty());
+  EXPECT_EQ(ColumnOf(*terminal, "Kernel"), shorts);
+
+  auto all = report::AllKernelsTable(store, run, thresholds, std::nullopt, report::KernelNames::kShortAndFull);
+  ASSERT_TRUE(all.ok()) << all.error().Line();
+  const auto all_shorts = ColumnOf(*all, "Kernel");
+  ExpectOnePerKernel(ColumnOf(*all, "Name"), all_shorts, "kscope kernels --all");
+  EXPECT_EQ(std::set<std::string>(all_shorts.begin(), all_shorts.end()).size(), all->rows.size());  // a row a name
+
+  // A short name of one row names that kernel for kscope kernel.
+  for (size_t i = 0; i < shorts.size(); ++i) {
+    if (std::count(shorts.begin(), shorts.end(), shorts[i]) != 1) continue;
+    auto detail = report::KernelDetailTables(store, run, shorts[i], thresholds);
+    ASSERT_TRUE(detail.ok()) << detail.error().Line();
+    const auto fields = ColumnOf(detail->front(), "Field"), values = ColumnOf(detail->front(), "Value");
+    EXPECT_EQ(values[0], names[i]);
+    EXPECT_EQ(fields[1], "Short name");
+    EXPECT_EQ(values[1], shorts[i]);
+  }
 }
 
 }  // namespace

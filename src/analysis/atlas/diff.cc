@@ -102,6 +102,8 @@ Result<RunDiff> DiffRuns(store::Store& store, int64_t a, int64_t b, const Analys
   d.stages = CompareStages(x->stages.front(), y->stages.front());
   d.family_classes = CompareClasses(x->classes.families, y->classes.families);
   d.kernel_classes = CompareClasses(x->classes.kernels, y->classes.kernels);
+  d.facts_a = FactsOf(*x);
+  d.facts_b = FactsOf(*y);
   return d;
 }
 

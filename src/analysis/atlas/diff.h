@@ -58,6 +58,7 @@ struct RunDiff {
   // Stages whose instances, GPU time or MFU differ, by the size of the change per instance.
   std::vector<StageDiffRow> stages;
   std::vector<ClassChangeRow> family_classes, kernel_classes;  // by key
+  DiffSideFacts facts_a, facts_b;                              // what each run had to compare
   [[nodiscard]] double GpuTimePct() const;                     // the whole run's
   [[nodiscard]] double LaunchesPct() const;
 };

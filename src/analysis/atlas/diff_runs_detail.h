@@ -87,4 +87,11 @@ struct ClassChangeRow {
 std::vector<ClassChangeRow> CompareClasses(const std::map<std::string, ClassMix>& a,
                                            const std::map<std::string, ClassMix>& b);
 
+// What a side of a diff had to compare: its NVTX stages (distinct names over its runs) and its
+// families and kernels with a bottleneck class (ncu). The views say from it why a table of
+// changes is empty (neither side has stages, one has no ncu classes, ...).
+struct DiffSideFacts {
+  int64_t stages = 0, profiled_families = 0, profiled_kernels = 0;
+};
+
 }  // namespace kscope::analysis::atlas

@@ -221,6 +221,8 @@ Result<SelectionDiff> DiffSelections(store::Store& store, const RunFilter& a, co
   d.stages = CompareStages(*x, *y);
   d.family_classes = CompareClasses(x->classes.families, y->classes.families);
   d.kernel_classes = CompareClasses(x->classes.kernels, y->classes.kernels);
+  d.facts_a = FactsOf(*x);
+  d.facts_b = FactsOf(*y);
   return d;
 }
 

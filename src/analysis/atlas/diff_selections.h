@@ -82,6 +82,7 @@ struct SelectionDiff {
   std::vector<SelectionDiffRow> families, kernels;
   std::vector<SelectionStageRow> stages;                       // by the size of the change per instance
   std::vector<ClassChangeRow> family_classes, kernel_classes;  // by key
+  DiffSideFacts facts_a, facts_b;                              // what each selection had to compare
   [[nodiscard]] double GpuTimePct() const;                     // of the median GPU time per run
   [[nodiscard]] double LaunchesPct() const;
 };

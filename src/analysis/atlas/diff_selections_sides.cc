@@ -67,6 +67,16 @@ Result<SelectionSide> LoadSide(store::Store& store, const std::vector<int64_t>& 
   return side;
 }
 
+DiffSideFacts FactsOf(const SelectionSide& side) {
+  std::set<std::string> stages;
+  for (const auto& run : side.stages) {
+    for (const auto& [name, facts] : run) stages.insert(name);
+  }
+  return {.stages = static_cast<int64_t>(stages.size()),
+          .profiled_families = static_cast<int64_t>(side.classes.families.size()),
+          .profiled_kernels = static_cast<int64_t>(side.classes.kernels.size())};
+}
+
 FieldValues ValuesOfFields(const std::vector<ComparedValues>& fields) {
   FieldValues out;
   if (fields.empty()) return out;

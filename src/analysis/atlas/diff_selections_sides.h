@@ -20,6 +20,9 @@ struct SelectionSide {
   RunClasses classes;  // the profiled launches of all its runs together
 };
 
+// What the side had to compare (DiffSideFacts).
+DiffSideFacts FactsOf(const SelectionSide& side);
+
 // The runs a selection matches, by id. `text`: the selection as written (SelectionText), for
 // errors: it matches no run, names a run not in the database, or a tag key no run has.
 Result<std::vector<int64_t>> SelectSide(store::Store& store, const RunFilter& filter, const std::string& text);

@@ -5,6 +5,9 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "analysis/iterations/iteration_boundary.h"
+#include "analysis/iterations/sequence_repeats.h"
+#include "analysis/names/api_names.h"
 #include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
@@ -12,65 +15,6 @@
 namespace kscope::analysis {
 
 namespace {
-
-// Polynomial hashes of every stretch of the name sequence, from prefix hashes.
-class SequenceHash {
- public:
-  explicit SequenceHash(const std::vector<int64_t>& symbols) : prefix_(symbols.size() + 1), power_(symbols.size() + 1) {
-    constexpr uint64_t kBase = 0x100000001b3ULL;
-    power_[0] = 1;
-    for (size_t i = 0; i < symbols.size(); ++i) {
-      const uint64_t mixed = static_cast<uint64_t>(symbols[i]) * 0x9e3779b97f4a7c15ULL + 1;
-      prefix_[i + 1] = prefix_[i] * kBase + mixed;
-      power_[i + 1] = power_[i] * kBase;
-    }
-  }
-  // The stretch [a, b).
-  [[nodiscard]] uint64_t Of(size_t a, size_t b) const { return prefix_[b] - prefix_[a] * power_[b - a]; }
-  [[nodiscard]] size_t size() const { return prefix_.size() - 1; }
-
- private:
-  std::vector<uint64_t> prefix_, power_;
-};
-
-// The longest run of equal consecutive stretches between `anchors` (positions, ascending).
-struct Run {
-  size_t first = 0;   // position where the run starts
-  size_t period = 0;  // kernels per repeat
-  size_t repeats = 0;
-  [[nodiscard]] size_t covered() const { return period * repeats; }
-};
-
-// Whether the stretch of `period` kernels at `at` equals `ref`.
-bool Repeats(const SequenceHash& h, size_t at, size_t period, uint64_t ref) {
-  return at + period <= h.size() && h.Of(at, at + period) == ref;
-}
-
-Run LongestRun(const SequenceHash& h, const std::vector<size_t>& anchors) {
-  Run best;
-  size_t j = 0;
-  while (j + 1 < anchors.size()) {
-    const size_t len = anchors[j + 1] - anchors[j];
-    const uint64_t ref = h.Of(anchors[j], anchors[j + 1]);
-    size_t k = j + 1;
-    while (k + 1 < anchors.size() && anchors[k + 1] - anchors[k] == len && h.Of(anchors[k], anchors[k + 1]) == ref) ++k;
-    size_t repeats = k - j;
-    if (Repeats(h, anchors[k], len, ref)) ++repeats;  // the stretch after the last anchor
-    if (repeats * len > best.covered()) best = {anchors[j], len, repeats};
-    j = k;
-  }
-  return best;
-}
-
-// The run grown backwards and forwards from its first stretch, as far as the stretches repeat.
-Run Extend(const SequenceHash& h, size_t first, size_t period) {
-  if (period == 0 || first + period > h.size()) return {};
-  const uint64_t ref = h.Of(first, first + period);
-  while (first >= period && h.Of(first - period, first) == ref) first -= period;
-  size_t repeats = 1;
-  while (Repeats(h, first + repeats * period, period, ref)) ++repeats;
-  return {first, period, repeats};
-}
 
 // GPU idle time before each position: its start less the latest end of the kernels before it.
 std::vector<int64_t> GapsBefore(const IterationInput& in, const std::vector<int64_t>& order) {
@@ -82,31 +26,6 @@ std::vector<int64_t> GapsBefore(const IterationInput& in, const std::vector<int6
     latest_end = i == 0 ? in.end[row] : std::max(latest_end, in.end[row]);
   }
   return gaps;
-}
-
-int64_t MedianOf(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-// The rotation of the period whose first kernel follows the longest median idle gap.
-size_t BestPhase(const Run& run, const std::vector<int64_t>& gaps) {
-  size_t best = 0;
-  int64_t best_gap = -1;
-  for (size_t r = 0; r < run.period; ++r) {
-    std::vector<int64_t> v;
-    for (size_t j = 0; j < run.repeats; ++j) {
-      const size_t at = run.first + r + j * run.period;
-      if (at < gaps.size()) v.push_back(gaps[at]);
-    }
-    const int64_t m = MedianOf(std::move(v));
-    if (m > best_gap) {
-      best_gap = m;
-      best = r;
-    }
-  }
-  return best;
 }
 
 // Positions of each graph launch's first kernel, ascending; empty when fewer than two.
@@ -192,6 +111,16 @@ std::vector<Iteration> Differing(const IterationInput& in, const std::vector<int
 
 }  // namespace
 
+std::string IterationBoundaryName(IterationBoundary b) {
+  switch (b) {
+    case IterationBoundary::kGraphLaunch: return "CUDA graph launch";
+    case IterationBoundary::kSynchronization: return "host synchronization";
+    case IterationBoundary::kIdleGap: return "idle gap";
+    case IterationBoundary::kNone: break;
+  }
+  return "none";
+}
+
 std::string IterationSourceName(IterationSource s) {
   switch (s) {
     case IterationSource::kKernelSequence: return "kernel sequence";
@@ -200,6 +129,49 @@ std::string IterationSourceName(IterationSource s) {
   }
   return "none";
 }
+
+namespace {
+
+// The kernels' starts in start order.
+std::vector<int64_t> OrderedStarts(const IterationInput& in, const std::vector<int64_t>& order) {
+  std::vector<int64_t> out;
+  out.reserve(order.size());
+  for (int64_t row : order) out.push_back(in.start[static_cast<size_t>(row)]);
+  return out;
+}
+
+// The loop found from the kernel names alone: the longest run of the smallest repeat, its
+// iterations starting after the period's longest idle gap; an empty run when none is long enough.
+Run SequenceLoop(const SequenceHash& hash, const std::vector<int64_t>& symbols, const std::vector<int64_t>& gaps,
+                 size_t enough) {
+  const Run seq = SequenceRun(hash, symbols);
+  if (seq.repeats < enough) return {};
+  Run run = Extend(hash, seq.first + BestPhase(seq, gaps), seq.period);
+  if (run.repeats < enough) run = Extend(hash, seq.first, seq.period);
+  return run.repeats < enough ? Run{} : run;
+}
+
+// Where the host synchronizes at one place every k repeats, the iteration is the span between
+// two synchronizations (k repeats, starting after one); else the run stays, its boundary judged
+// by its idle gaps.
+void MarkBoundary(const SequenceHash& hash, const IterationInput& in, const std::vector<int64_t>& order,
+                  const std::vector<int64_t>& gaps, size_t enough, Run& run, IterationLoop& loop) {
+  loop.repeat_kernels = static_cast<int64_t>(run.period);
+  const auto cadence = FindSyncCadence(SyncPlaces(OrderedStarts(in, order), in.sync_end), run);
+  if (cadence) {
+    const Run synced = Extend(hash, cadence->Start(run), cadence->every * run.period);
+    if (synced.repeats >= enough) {
+      run = synced;
+      loop.sync_repeats = static_cast<int64_t>(cadence->every);
+      loop.boundary = IterationBoundary::kSynchronization;
+      return;
+    }
+  }
+  loop.boundary_gap_ratio = BoundaryGapRatio(run, gaps);
+  if (loop.boundary_gap_ratio >= kStandoutGapRatio) loop.boundary = IterationBoundary::kIdleGap;
+}
+
+}  // namespace
 
 IterationLoop FindIterations(const IterationInput& in, int64_t min_iterations) {
   IterationLoop loop;
@@ -212,23 +184,24 @@ IterationLoop FindIterations(const IterationInput& in, int64_t min_iterations) {
   symbols.reserve(loop.order.size());
   for (int64_t row : loop.order) symbols.push_back(in.name[static_cast<size_t>(row)]);
   const SequenceHash hash(symbols);
-  const auto enough = [&](const Run& r) {
-    return r.repeats >= static_cast<size_t>(std::max<int64_t>(min_iterations, 2));
-  };
+  const auto enough = static_cast<size_t>(std::max<int64_t>(min_iterations, 2));
 
   Run run;
   if (const auto anchors = GraphAnchors(in, loop.order); !anchors.empty()) {
     const Run graph = LongestRun(hash, anchors);
     run = Extend(hash, graph.first, graph.period);
-    if (enough(run)) loop.source = IterationSource::kCudaGraph;
+    if (run.repeats >= enough) {
+      loop.source = IterationSource::kCudaGraph;
+      loop.boundary = IterationBoundary::kGraphLaunch;
+      loop.repeat_kernels = static_cast<int64_t>(run.period);
+    }
   }
   if (loop.source == IterationSource::kNone) {
-    const Run seq = SequenceRun(hash, symbols);
-    if (!enough(seq)) return loop;
-    run = Extend(hash, seq.first + BestPhase(seq, GapsBefore(in, loop.order)), seq.period);
-    if (!enough(run)) run = Extend(hash, seq.first, seq.period);
-    if (!enough(run)) return loop;
+    const std::vector<int64_t> gaps = GapsBefore(in, loop.order);
+    run = SequenceLoop(hash, symbols, gaps, enough);
+    if (run.repeats == 0) return loop;
     loop.source = IterationSource::kKernelSequence;
+    MarkBoundary(hash, in, loop.order, gaps, enough, run, loop);
   }
   loop.period = static_cast<int64_t>(run.period);
   loop.iterations = Windows(in, loop.order, run);
@@ -242,13 +215,33 @@ IterationLoop FindIterations(const IterationInput& in, int64_t min_iterations) {
   return loop;
 }
 
+namespace {
+
+// When each of the host's synchronizing calls returned, ascending.
+Status AddSyncEnds(store::Store& store, const NsysEvents& nsys, IterationInput& in) {
+  std::vector<int64_t> ids(nsys.api.name.begin(), nsys.api.name.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto names = store.Strings(ids);
+  if (!names.ok()) return names.error();
+  std::unordered_map<int64_t, bool> synchronizes;
+  for (const auto& [id, text] : *names) synchronizes[id] = SynchronizesHost(text);
+  for (size_t i = 0; i < nsys.api.name.size(); ++i) {
+    if (synchronizes[nsys.api.name[i]]) in.sync_end.push_back(nsys.api.end[i]);
+  }
+  std::sort(in.sync_end.begin(), in.sync_end.end());
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<IterationInput> LoadIterationInput(store::Store& store, int64_t run_id, const NsysEvents& nsys) {
   auto c = store::ReadColumns(store.db(), run_id, store::kKernelStream, {store::kernel::kGraphNode});
   if (!c.ok()) return c.error();
   const auto& k = nsys.kernels;
   if ((*c)[0].size() != k.start.size())
     return Error{"", "kernel columns of one run differ in length", "re-import the run"};
-  IterationInput in{.start = k.start, .end = k.end, .name = k.name, .graph_launch = {}};
+  IterationInput in{.start = k.start, .end = k.end, .name = k.name, .graph_launch = {}, .sync_end = {}};
   in.graph_launch.assign(k.start.size(), -1);
   std::map<std::pair<int64_t, int64_t>, int64_t> ids;  // (process, correlation) -> launch id
   for (size_t i = 0; i < k.start.size(); ++i) {
@@ -256,6 +249,7 @@ Result<IterationInput> LoadIterationInput(store::Store& store, int64_t run_id, c
     const auto key = std::make_pair(k.global_pid[i], k.correlation[i]);
     in.graph_launch[i] = ids.emplace(key, static_cast<int64_t>(ids.size())).first->second;
   }
+  KSCOPE_RETURN_IF_ERROR(AddSyncEnds(store, nsys, in));
   return in;
 }
 

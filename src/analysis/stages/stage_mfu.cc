@@ -219,7 +219,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
   if (m.measured_flops) {
     line("measured (ncu)",
          fmt::format("hardware FLOPs counted by ncu on {} profiled launches, credited by duration to {} launches of "
-                     "their launch configurations ({:.1f}% of the kernel time)",
+                     "their launch configurations ({:.1f}% of the compute kernel time)",
                      m.measured_launches, m.extrapolated_launches, m.coverage_pct),
          *m.measured_flops);
   }
@@ -237,7 +237,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
     m.lines.front().mfu_pct.reset();
     m.mfu_source = "not measured";
     m.notes.push_back(
-        fmt::format("MFU not measured: ncu's FLOP counts cover only {:.4g}% of the kernel time (at "
+        fmt::format("MFU not measured: ncu's FLOP counts cover only {:.4g}% of the compute kernel time (at "
                     "least {:.0f}% needed) and no model description gives a count",
                     m.coverage_pct, kMeasuredAtAllPct));
   }
@@ -251,7 +251,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
     m.mfu_source = "model";
     if (m.measured_flops) {
       m.notes.push_back(
-          fmt::format("ncu's FLOPs cover only {:.1f}% of the kernel time: the headline MFU is the "
+          fmt::format("ncu's FLOPs cover only {:.1f}% of the compute kernel time: the headline MFU is the "
                       "model's ({})",
                       m.coverage_pct, headline->name));
     }
@@ -265,7 +265,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
   }
   if (m.measured_flops && m.coverage_pct < 100 && m.mfu_source == "ncu") {
     m.notes.push_back(
-        fmt::format("measured FLOPs cover {:.1f}% of the kernel time; the rest counts 0", m.coverage_pct));
+        fmt::format("measured FLOPs cover {:.1f}% of the compute kernel time; the rest counts 0", m.coverage_pct));
   }
 
   // Bandwidth.

@@ -16,7 +16,7 @@ kscopeCharts.stages = (report) => {
         stage: name(s), 'GPU busy': kscopeCharts.duration(s.gpu_busy_ns), 'busy share': kscopeCharts.percent(s.gpu_busy_pct),
         'range time': kscopeCharts.duration(s.range_ns), MFU: kscopeCharts.percent(mfu.mfu_pct),
         MBU: kscopeCharts.percent(mfu.mbu_pct), precision: (mfu.peak && mfu.peak.precision) || 'n/a', 'FLOPs from': mfu.mfu_source || 'n/a',
-        'FLOP coverage': kscopeCharts.percent(mfu.coverage_pct), 'other threads': String((s.other_threads && s.other_threads.ops) || 0) + ' ops',
+        'FLOP coverage (of compute kernel time)': kscopeCharts.percent(mfu.coverage_pct), 'other threads': String((s.other_threads && s.other_threads.ops) || 0) + ' ops',
       },
     };
   });
