@@ -108,8 +108,12 @@ void WriteRanksSection(const RunReport& report, std::ostream& out) {
     const std::string late = s.steps > 0 ? DurationText(s.late_per_step_ns) + " per " + s.step_stage
                                          : DurationText(static_cast<double>(s.late_ns)) + " in all";
     out << "<p><strong>Straggler: rank " << s.rank << "</strong> arrives last at the collectives, " << EscapeHtml(late)
-        << " later than the others (" << CountText(s.matched)
-        << " collectives matched across ranks).</p>\n<p>Fix: " << EscapeHtml(s.advice) << "</p>\n";
+        << " later than the others ("
+        << (s.matched_steady > 0 && s.steps > 0
+                ? "over the " + CountText(s.matched_steady) + " collectives of " + CountText(s.steps) + " steady " +
+                      EscapeHtml(s.step_stage) + " instances; " + CountText(s.matched) + " matched across ranks in all"
+                : CountText(s.matched) + " collectives matched across ranks")
+        << ").</p>\n<p>Fix: " << EscapeHtml(s.advice) << "</p>\n";
     if (!s.overlap_advice.empty()) out << "<p>Overlap: " << EscapeHtml(s.overlap_advice) << "</p>\n";
   }
   out << "</section>\n";

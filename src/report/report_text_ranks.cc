@@ -71,6 +71,12 @@ std::string CollectiveMegabytes(const analysis::RankCollective& c) {
 }
 
 std::string StragglerLine(const StragglerPart& s) {
+  if (s.steps > 0 && s.matched_steady > 0) {
+    return fmt::format(
+        "rank {} arrives last at the collectives: {} ms per {} later than the others (over the {} collectives of "
+        "{} steady {} instances, after each rank's warm-up; {} matched across ranks in all)",
+        s.rank, Ms(s.late_per_step_ns), s.step_stage, s.matched_steady, s.steps, s.step_stage, s.matched);
+  }
   if (s.steps > 0) {
     return fmt::format(
         "rank {} arrives last at the collectives: {} ms per {} later than the others ({} collectives "

@@ -54,6 +54,7 @@ json RankJson(const RankPart& r) {
 json StragglerJson(const StragglerPart& s) {
   return {{"rank", s.rank},
           {"matched_collectives", s.matched},
+          {"matched_steady_collectives", s.matched_steady},
           {"late_ns", s.late_ns},
           {"step_stage", NonEmpty(s.step_stage)},
           {"steps", s.steps},

@@ -16,22 +16,60 @@ namespace {
 
 bool IsStep(const Stage& s) { return s.depth == 0 && !s.torch_op && !s.library; }
 
+// The instances of `st` in which process `global_pid` launched kernels, in order.
+std::set<int32_t> RankInstances(const NsysEvents& e, int64_t global_pid, const Stage& st) {
+  std::set<int32_t> mine;
+  for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
+    if (e.kernels.global_pid[static_cast<size_t>(st.kernel_rows[i])] == global_pid) mine.insert(st.kernel_instance[i]);
+  }
+  return mine;
+}
+
+// The first `warmup` instances of a rank are its warm-up, unless it has no more than that.
+int64_t WarmupOf(size_t instances, int64_t warmup) { return static_cast<int64_t>(instances) > warmup ? warmup : 0; }
+
+// Per kernel row: 1 when `step` launched it in a steady instance of that kernel's rank (after
+// the rank's own warm-up instances).
+std::vector<char> SteadyStepRows(const NsysEvents& e, const std::vector<RunRank>& ranks, const Stage& step,
+                                 int64_t warmup) {
+  std::vector<char> steady(e.kernels.start.size(), 0);
+  for (const RunRank& rank : ranks) {
+    const std::set<int32_t> mine = RankInstances(e, rank.global_pid, step);
+    const int64_t skip = WarmupOf(mine.size(), warmup);
+    std::set<int32_t> kept;
+    int64_t n = 0;
+    for (int32_t inst : mine) {
+      if (n++ >= skip) kept.insert(inst);
+    }
+    for (size_t i = 0; i < step.kernel_rows.size(); ++i) {
+      const auto row = static_cast<size_t>(step.kernel_rows[i]);
+      if (e.kernels.global_pid[row] == rank.global_pid && kept.contains(step.kernel_instance[i])) steady[row] = 1;
+    }
+  }
+  return steady;
+}
+
+// The top-level stage with the most time: the job's step (nullptr when it has none).
+const Stage* StepStage(const std::vector<Stage>& stages) {
+  const Stage* step = nullptr;
+  for (const Stage& st : stages) {
+    if (IsStep(st) && (step == nullptr || st.range_ns > step->range_ns)) step = &st;
+  }
+  return step;
+}
+
 // Per top-level stage, the rank's instances (those that launched its kernels) after warm-up.
 std::vector<RankStageTime> StageTimes(const NsysEvents& e, int64_t global_pid, const std::vector<Stage>& stages,
                                       int64_t warmup) {
   std::vector<RankStageTime> out;
   for (const Stage& st : stages) {
     if (!IsStep(st)) continue;
-    std::set<int32_t> mine;
-    for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
-      if (e.kernels.global_pid[static_cast<size_t>(st.kernel_rows[i])] == global_pid)
-        mine.insert(st.kernel_instance[i]);
-    }
+    const std::set<int32_t> mine = RankInstances(e, global_pid, st);
     if (mine.empty()) continue;
     RankStageTime t;
     t.stage = DisplayName(st);
     t.instances = static_cast<int64_t>(mine.size());
-    const int64_t skip = t.instances > warmup ? warmup : 0;
+    const int64_t skip = WarmupOf(mine.size(), warmup);
     std::vector<int64_t> walls;
     int64_t n = 0;
     for (int32_t inst : mine) {
@@ -47,10 +85,17 @@ std::vector<RankStageTime> StageTimes(const NsysEvents& e, int64_t global_pid, c
 
 std::string Ms(double ns) { return fmt::format("{:.2f} ms", ns / 1e6); }
 
-std::string Advice(const Straggler& s) {
+// `step_ns`: the straggler's steady step (median wall time; 0 when unknown).
+std::string Advice(const Straggler& s, double step_ns) {
   const bool per_step = s.steps > 0;
   const std::string unit = per_step ? fmt::format(" per {}", s.step_stage) : std::string(" in all");
   const double late = per_step ? s.late_per_step_ns : static_cast<double>(s.late_ns);
+  if (per_step && step_ns > 0 && late < 0.05 * step_ns && s.extra_compute_per_step_ns < 0.05 * step_ns) {
+    return fmt::format(
+        "the ranks are balanced: rank {} reaches its collectives {} later{}, {:.1f}% of its steady {} ({}), with "
+        "as much compute as the others; no rank holds the job back",
+        s.rank, Ms(late), unit, 100.0 * late / step_ns, s.step_stage, Ms(step_ns));
+  }
   if (s.extra_compute_per_step_ns > 0 && s.extra_compute_per_step_ns >= 0.5 * late) {
     return fmt::format(
         "rank {} runs {} more compute{} than the others: imbalanced work (uneven batches or sequence lengths, a larger "
@@ -94,6 +139,101 @@ std::string OverlapAdvice(const RankFigures& f, const Straggler& s) {
 
 }  // namespace
 
+namespace {
+
+// The collectives matched across ranks (the i-th of each kind on every rank is one collective)
+// and what each rank's wait for the last to arrive adds up to, in all and over the collectives
+// every rank launched in a steady instance of the step.
+struct Skew {
+  int64_t matched = 0, matched_steady = 0;
+  std::vector<int64_t> wait, steady_wait;  // per rank
+};
+
+// Per rank and collective kind: each collective's (start, kernel row).
+using CollectiveStarts = std::vector<std::map<CollectiveKind, std::vector<std::pair<int64_t, int64_t>>>>;
+
+Skew MatchCollectives(CollectiveStarts& starts, const std::vector<char>& steady_rows) {
+  const size_t n = starts.size();
+  Skew s;
+  s.wait.assign(n, 0);
+  s.steady_wait.assign(n, 0);
+  for (auto& by_kind : starts) {
+    for (auto& [kind, v] : by_kind) std::sort(v.begin(), v.end());
+  }
+  for (const auto& [kind, first] : starts[0]) {
+    size_t common = first.size();
+    for (size_t r = 1; r < n; ++r) {
+      auto it = starts[r].find(kind);
+      common = std::min(common, it == starts[r].end() ? size_t{0} : it->second.size());
+    }
+    for (size_t j = 0; j < common; ++j) {
+      int64_t last = 0;
+      bool steady = !steady_rows.empty();
+      for (size_t r = 0; r < n; ++r) {
+        const auto& [start, row] = starts[r].at(kind)[j];
+        last = std::max(last, start);
+        steady = steady && steady_rows[static_cast<size_t>(row)] != 0;
+      }
+      for (size_t r = 0; r < n; ++r) {
+        const int64_t w = last - starts[r].at(kind)[j].first;
+        s.wait[r] += w;
+        if (steady) s.steady_wait[r] += w;
+      }
+      if (steady) ++s.matched_steady;
+    }
+    s.matched += static_cast<int64_t>(common);
+  }
+  return s;
+}
+
+// The rank whose collectives wait least arrives last: chosen over the steady steps' collectives
+// when there are any (the first steps hold NCCL's set-up and the first collectives' long waits),
+// else over all of them; its lag and extra compute per step over the same steps.
+Straggler ChooseStraggler(const RankAnalysis& out, const Skew& skew, const Stage* step,
+                          const std::vector<int64_t>& steady_compute) {
+  const size_t n = out.ranks.size();
+  const bool steady = skew.matched_steady > 0;
+  const std::vector<int64_t>& wait = steady ? skew.steady_wait : skew.wait;
+  Straggler s;
+  s.matched = skew.matched;
+  s.matched_steady = skew.matched_steady;
+  size_t who = 0;
+  for (size_t r = 1; r < n; ++r) {
+    if (wait[r] < wait[who]) who = r;
+  }
+  s.rank = out.ranks[who].rank.rank;
+  double others_wait = 0, others_all = 0, others_compute = 0;
+  for (size_t r = 0; r < n; ++r) {
+    if (r == who) continue;
+    others_wait += static_cast<double>(wait[r]);
+    others_all += static_cast<double>(skew.wait[r]);
+    others_compute += static_cast<double>(steady ? steady_compute[r] : out.ranks[r].compute_ns);
+  }
+  const auto others = static_cast<double>(n - 1);
+  s.late_ns = static_cast<int64_t>(others_all / others) - skew.wait[who];
+  const double late = others_wait / others - static_cast<double>(wait[who]);
+  const double extra_compute =
+      static_cast<double>(steady ? steady_compute[who] : out.ranks[who].compute_ns) - others_compute / others;
+  double step_ns = 0;
+  if (step != nullptr) {
+    s.step_stage = DisplayName(*step);
+    for (const RankStageTime& t : out.ranks[who].stages) {
+      if (t.stage != s.step_stage) continue;
+      s.steps = steady ? t.steady : t.instances;
+      step_ns = static_cast<double>(t.median_wall_ns);
+    }
+  }
+  const double per = s.steps > 0 ? static_cast<double>(s.steps) : 1.0;
+  if (s.steps == 0) s.step_stage.clear();
+  s.late_per_step_ns = s.steps > 0 ? late / per : 0;
+  s.extra_compute_per_step_ns = extra_compute / per;
+  s.advice = Advice(s, step_ns);
+  s.overlap_advice = OverlapAdvice(out.ranks[who], s);
+  return s;
+}
+
+}  // namespace
+
 RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& ranks,
                           const std::unordered_map<int64_t, std::string>& names, const std::vector<Stage>& stages,
                           int64_t warmup, const CollectiveBytes& bytes) {
@@ -103,12 +243,15 @@ RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& 
   for (size_t r = 0; r < ranks.size(); ++r) of_pid[ranks[r].global_pid] = r;
   std::unordered_map<int64_t, std::optional<CommunicationKernel>> comm_of;
   for (const auto& [id, name] : names) comm_of[id] = CommunicationOf(name);
+  const Stage* step = StepStage(stages);
+  const std::vector<char> steady_rows =
+      step != nullptr && ranks.size() > 1 ? SteadyStepRows(events, ranks, *step, warmup) : std::vector<char>{};
 
   const size_t n = ranks.size();
   out.ranks.resize(n);
   std::vector<std::vector<TimeWindow>> compute(n), comm(n);
-  // Per rank and collective kind: (start, row), to sort into order.
-  std::vector<std::map<CollectiveKind, std::vector<int64_t>>> starts(n);
+  std::vector<int64_t> steady_compute(n, 0);  // compute kernel time in the steady steps
+  CollectiveStarts starts(n);
   std::vector<std::map<CollectiveKind, RankCollective>> kinds(n);
   for (size_t i = 0; i < k.start.size(); ++i) {
     auto it = of_pid.find(k.global_pid[i]);
@@ -122,7 +265,7 @@ RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& 
     if (c != comm_of.end() && c->second) {
       f.communication_ns += d;
       comm[r].push_back({k.start[i], k.end[i]});
-      starts[r][c->second->kind].push_back(k.start[i]);
+      starts[r][c->second->kind].emplace_back(k.start[i], static_cast<int64_t>(i));
       RankCollective& kc = kinds[r][c->second->kind];
       kc.kind = std::string(CollectiveKindName(c->second->kind));
       ++kc.count;
@@ -134,6 +277,7 @@ RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& 
     } else {
       f.compute_ns += d;
       compute[r].push_back({k.start[i], k.end[i]});
+      if (!steady_rows.empty() && steady_rows[i] != 0) steady_compute[r] += d;
     }
   }
   for (size_t r = 0; r < n; ++r) {
@@ -145,61 +289,10 @@ RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& 
     f.stages = StageTimes(events, ranks[r].global_pid, stages, warmup);
   }
   if (n < 2) return out;
-
-  // Collectives matched across ranks: the i-th of each kind on every rank is one collective.
-  int64_t matched = 0;
-  for (auto& by_kind : starts) {
-    for (auto& [kind, v] : by_kind) std::sort(v.begin(), v.end());
-  }
-  for (const auto& [kind, first] : starts[0]) {
-    size_t common = first.size();
-    for (size_t r = 1; r < n; ++r) {
-      auto it = starts[r].find(kind);
-      common = std::min(common, it == starts[r].end() ? size_t{0} : it->second.size());
-    }
-    for (size_t j = 0; j < common; ++j) {
-      int64_t last = 0;
-      for (size_t r = 0; r < n; ++r) last = std::max(last, starts[r].at(kind)[j]);
-      for (size_t r = 0; r < n; ++r) out.ranks[r].collective_wait_ns += last - starts[r].at(kind)[j];
-    }
-    matched += static_cast<int64_t>(common);
-  }
-  if (matched == 0) return out;
-  Straggler s;
-  s.matched = matched;
-  size_t who = 0;
-  for (size_t r = 1; r < n; ++r) {
-    if (out.ranks[r].collective_wait_ns < out.ranks[who].collective_wait_ns) who = r;
-  }
-  s.rank = ranks[who].rank;
-  double others_wait = 0, others_compute = 0;
-  for (size_t r = 0; r < n; ++r) {
-    if (r == who) continue;
-    others_wait += static_cast<double>(out.ranks[r].collective_wait_ns);
-    others_compute += static_cast<double>(out.ranks[r].compute_ns);
-  }
-  others_wait /= static_cast<double>(n - 1);
-  others_compute /= static_cast<double>(n - 1);
-  s.late_ns = static_cast<int64_t>(others_wait) - out.ranks[who].collective_wait_ns;
-  const double extra_compute = static_cast<double>(out.ranks[who].compute_ns) - others_compute;
-  // The step: the top-level stage with the most time.
-  const Stage* step = nullptr;
-  for (const Stage& st : stages) {
-    if (IsStep(st) && (step == nullptr || st.range_ns > step->range_ns)) step = &st;
-  }
-  if (step != nullptr) {
-    s.step_stage = DisplayName(*step);
-    for (const RankStageTime& t : out.ranks[who].stages) {
-      if (t.stage == s.step_stage) s.steps = t.instances;
-    }
-  }
-  const double per = s.steps > 0 ? static_cast<double>(s.steps) : 1.0;
-  if (s.steps == 0) s.step_stage.clear();
-  s.late_per_step_ns = s.steps > 0 ? static_cast<double>(s.late_ns) / per : 0;
-  s.extra_compute_per_step_ns = extra_compute / per;
-  s.advice = Advice(s);
-  s.overlap_advice = OverlapAdvice(out.ranks[who], s);
-  out.straggler = std::move(s);
+  const Skew skew = MatchCollectives(starts, steady_rows);
+  for (size_t r = 0; r < n; ++r) out.ranks[r].collective_wait_ns = skew.wait[r];
+  if (skew.matched == 0) return out;
+  out.straggler = ChooseStraggler(out, skew, step, steady_compute);
   return out;
 }
 

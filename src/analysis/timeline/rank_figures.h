@@ -51,15 +51,23 @@ struct RankFigures {
 };
 
 // The rank that arrives last at the collectives: the one whose matched collectives wait least.
+// Chosen, with its lag and extra compute per step, over the collectives every rank launched in a
+// steady instance of the step (after each rank's own warm-up instances) when there are any: the
+// first steps hold NCCL's set-up and their collectives wait far longer than a step lasts.
 struct Straggler {
   int64_t rank = 0;
-  int64_t matched = 0;  // collectives matched on every rank
-  // The others' mean collective wait less the straggler's: how much later it arrives in all.
+  int64_t matched = 0;         // collectives matched on every rank
+  int64_t matched_steady = 0;  // ... of which every rank launched inside a steady step
+  // The others' mean collective wait less the straggler's, over every matched collective: how
+  // much later it arrives in all.
   int64_t late_ns = 0;
-  std::string step_stage;       // the top-level stage with the most time ("" when none)
-  int64_t steps = 0;            // the straggler's instances of it
-  double late_per_step_ns = 0;  // late_ns / steps (0 when no stage)
-  // How much more compute kernel time the straggler has than the others' mean, per step (or in all).
+  std::string step_stage;  // the top-level stage with the most time ("" when none)
+  int64_t steps = 0;       // the straggler's steady instances of it (all of them without matched_steady)
+  // How much later it arrives per step: over the steady steps' collectives (with matched_steady),
+  // else late_ns / steps; 0 when no stage.
+  double late_per_step_ns = 0;
+  // How much more compute kernel time the straggler has than the others' mean, per step (or in
+  // all): in the steady steps with matched_steady.
   double extra_compute_per_step_ns = 0;
   std::string advice;  // one line that fits what was measured
   // What overlap would gain, from the straggler's exposed communication (its collectives wait
