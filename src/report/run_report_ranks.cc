@@ -80,9 +80,11 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
   if (!bytes.ok()) return bytes.error();
   auto figures = analysis::AnalyzeRanks(in.nsys, ranks, *names, *stages, in.config.stages.warmup, *bytes);
   out.notes.push_back(fmt::format(
-      "{} ranks: the stages pool the instances of every rank; each rank's own stages (instances, first and steady "
-      "time, GPU busy, MFU and MBU against one GPU's peak) and kernels are in the ranks part (kscope report --rank N: "
-      "one rank's whole report); MFU and MBU from {} (never from a communication kernel)",
+      "{} ranks: the stages pool the instances of every rank, each rank's first stages.warmup its warm-up; a stage's "
+      "MFU and MBU are all ranks' steady FLOPs and bytes over their wall time against one GPU's peak (the ranks' "
+      "mean, weighted by wall time); each rank's own stages (instances, first and steady time, GPU busy, MFU and MBU "
+      "against one GPU's peak) and kernels are in the ranks part (kscope report --rank N: one rank's whole report); "
+      "MFU and MBU from {} (never from a communication kernel)",
       ranks.size(), MeasuredOn(ProfiledRanks(ranks, in.launches))));
   for (size_t i = 0; i < ranks.size(); ++i) {
     const analysis::RankSelection selection = analysis::SelectRank(in.nsys, ranks[i]);
