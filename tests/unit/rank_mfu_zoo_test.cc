@@ -1,4 +1,4 @@
-// MFU per rank and per stage of the zoo's 2-GPU jobs (tests/data/zoo/{tp_infer,ddp_train}/:
+// MFU (and GPU busy) per rank and per stage of the zoo's 2-GPU jobs (tests/data/zoo/{tp_infer,ddp_train}/:
 // nsys exports of both ranks, ncu's pages of rank 0's launches), against SQL over the export:
 // each rank's steady instances, the kernels launched inside them and their durations come from
 // the export; the FLOPs per ns of each launch configuration from ncu's launches on rank 0
@@ -15,6 +15,7 @@
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/names/communication.h"
 #include "analysis/stages/stage_mfu.h"
+#include "analysis/timeline/intervals.h"
 #include "config/config.h"
 #include "report/run_report.h"
 #include "zoo_support.h"
@@ -27,7 +28,7 @@ using Config = std::tuple<std::string, std::array<int64_t, 6>>;  // kernel name,
 // One instance of a stage on one rank, by SQL: its wall time (start to the later of its end and
 // the end of the last GPU work launched inside by a thread of its process) and its kernels.
 struct InstanceSql {
-  int64_t wall = 0;
+  int64_t start = 0, wall = 0;
   std::vector<std::pair<Config, int64_t>> kernels;  // configuration, duration
 };
 
@@ -67,8 +68,33 @@ std::vector<InstanceSql> InstancesBySql(const std::string& model, const std::str
     by_start[kernels->Int(0)].kernels.emplace_back(std::move(c), kernels->Int(8));
   }
   std::vector<InstanceSql> out;
-  for (auto& [start, in] : by_start) out.push_back(std::move(in));
+  for (auto& [start, in] : by_start) {
+    in.start = start;
+    out.push_back(std::move(in));
+  }
   return out;
+}
+
+// The rank's GPU busy time in its steady instances (the first is warm-up) and their time: the
+// union of its process's kernels, copies and sets, cut to the instances' windows.
+std::pair<int64_t, int64_t> BusyBySql(const std::string& model, const std::vector<InstanceSql>& instances,
+                                      int64_t rank) {
+  auto db = std::move(sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly)).value();
+  auto q = db.Prepare(
+      "SELECT start, end FROM (SELECT start, end, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, "
+      "end, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, end, globalPid FROM "
+      "CUPTI_ACTIVITY_KIND_MEMSET) WHERE globalPid >> 24 & 16777215 = (SELECT DISTINCT globalPid >> 24 & 16777215 AS "
+      "pid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY pid LIMIT 1 OFFSET ?1)");
+  EXPECT_TRUE(q.ok());
+  q->Bind(1, rank);
+  std::vector<analysis::TimeWindow> ops, windows;
+  while (q->Step()) ops.push_back({q->Int(0), q->Int(1)});
+  for (size_t i = 1; i < instances.size(); ++i) {
+    windows.push_back({instances[i].start, instances[i].start + instances[i].wall});
+  }
+  const auto steady = analysis::MergeIntervals(std::move(windows));
+  return {analysis::TotalNs(analysis::Intersect(analysis::MergeIntervals(std::move(ops)), steady)),
+          analysis::TotalNs(steady)};
 }
 
 // ncu's FLOPs per ns of each profiled launch configuration, by kernel name.
@@ -163,8 +189,10 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
   ASSERT_EQ(job.own.size(), 2U);
   RankMfuSql all;
   std::vector<double> rank_mfus;
+  int64_t busy_ns = 0, window_ns = 0;
   for (int64_t rank : {0, 1}) {
-    const RankMfuSql want = MfuBySql(InstancesBySql(model, stage, rank), job.rates);
+    const auto instances = InstancesBySql(model, stage, rank);
+    const RankMfuSql want = MfuBySql(instances, job.rates);
     const report::StagePart* own = StageOf(job.own[static_cast<size_t>(rank)], stage);
     ASSERT_NE(own, nullptr);
     const analysis::StageMfu& got = own->mfu;
@@ -173,6 +201,10 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
     EXPECT_EQ(got.instances, want.steady);
     EXPECT_NEAR(got.coverage_pct, 100 * want.covered_ns / want.compute_ns, 1e-9);
     EXPECT_NEAR(*got.mfu_pct, MfuPct(want.flops, want.wall, got.peak->flops_per_s), 1e-9 * *got.mfu_pct);
+    const auto [busy, window] = BusyBySql(model, instances, rank);
+    EXPECT_EQ(own->gpu_busy_ns, busy);
+    busy_ns += busy;
+    window_ns += window;
     const auto& row = job.whole.ranks[static_cast<size_t>(rank)].gpu_stages;
     auto in_row = std::find_if(row.begin(), row.end(), [&](const auto& s) { return s.stage == stage; });
     ASSERT_NE(in_row, row.end());
@@ -201,6 +233,9 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
   EXPECT_GE(*pooled.mfu_pct, std::min(rank_mfus[0], rank_mfus[1]));
   EXPECT_LE(*pooled.mfu_pct, std::max(rank_mfus[0], rank_mfus[1]));
   EXPECT_LT(pooled.peak->flops_per_s, 1.1e15);  // one H100's dense BF16 peak, not two
+  // Its GPU busy, per GPU: each rank's GPU in that rank's steady windows, added up.
+  EXPECT_EQ(it->gpu_busy_ns, busy_ns);
+  EXPECT_NEAR(it->gpu_busy_pct, 100.0 * static_cast<double>(busy_ns) / static_cast<double>(window_ns), 1e-9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, RankMfuZoo,
