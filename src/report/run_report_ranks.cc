@@ -1,4 +1,5 @@
-// The per-rank parts of a run's report (report/run_report.h): `ranks` and `straggler`.
+// The per-rank parts of a run's report (report/run_report.h): `ranks` and `straggler`, and what a
+// job of several ranks shows per GPU in the run's own parts (its stages' GPU busy, its headline).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -86,6 +87,22 @@ void BusyPerGpu(const std::map<StageKey, GpuTime>& total, RunReport& out) {
   }
 }
 
+// The headline of a job of several ranks is one GPU's: that of the rank the others wait for at
+// the collectives (the straggler sets the job's pace), else rank 0's. A verdict over every
+// GPU's work in one timeline would call a GPU busy while another works, and count a rank's
+// collectives spinning on its peers as busy (tp_infer: "GPU-bound, 96.5% busy" where rank 0,
+// the straggler, was busy 47.6% of its steady generate windows).
+void HeadlineOfOneRank(const std::vector<analysis::RunRank>& ranks, const std::optional<analysis::Straggler>& straggler,
+                       std::vector<std::optional<HeadlinePart>> headlines, RunReport& out) {
+  const int64_t pace = straggler ? straggler->rank : 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].rank != pace || !headlines[i]) continue;
+    out.headline = std::move(headlines[i]);
+    out.headline->scope = fmt::format("{}, rank {}'s GPU{}", out.headline->scope, pace,
+                                      straggler ? ": the rank the others wait for" : "");
+  }
+}
+
 }  // namespace
 
 std::string RankReportNote(const analysis::RunRank& rank, const std::vector<analysis::RunRank>& ranks,
@@ -117,6 +134,7 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
       "MFU and MBU from {} (never from a communication kernel)",
       ranks.size(), MeasuredOn(ProfiledRanks(ranks, in.launches))));
   std::map<StageKey, GpuTime> gpu_time;
+  std::vector<std::optional<HeadlinePart>> headlines;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const analysis::RankSelection selection = analysis::SelectRank(in.nsys, ranks[i]);
     GpuInputs one = in;
@@ -124,9 +142,11 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
     RunReport own;
     KSCOPE_RETURN_IF_ERROR(AddGpuParts(store, one, own));
     AddGpuTime(own, gpu_time);
+    headlines.push_back(own.headline);
     out.ranks.push_back(Condensed(std::move(figures.ranks[i]), own));
   }
   BusyPerGpu(gpu_time, out);
+  HeadlineOfOneRank(ranks, figures.straggler, std::move(headlines), out);
   out.straggler = std::move(figures.straggler);
   return Status::Ok();
 }

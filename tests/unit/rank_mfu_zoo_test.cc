@@ -238,6 +238,22 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
   EXPECT_NEAR(it->gpu_busy_pct, 100.0 * static_cast<double>(busy_ns) / static_cast<double>(window_ns), 1e-9);
 }
 
+// The headline of the job is one GPU's: the straggler's (the rank the others wait for), over
+// its steady instances of the top-level stage, its busy time from the export.
+TEST(RankMfuZoo, TheJobsHeadlineIsTheStragglersGpu) {
+  for (const auto& [model, top] :
+       {std::pair<std::string, std::string>{"tp_infer", "generate"}, {"ddp_train", "step"}}) {
+    const Job& job = JobOf(model);
+    ASSERT_TRUE(job.whole.straggler && job.whole.headline) << model;
+    const int64_t rank = job.whole.straggler->rank;
+    const auto& own = job.own[static_cast<size_t>(rank)].headline;
+    ASSERT_TRUE(own);
+    EXPECT_EQ(job.whole.headline->verdict.kind, own->verdict.kind);
+    EXPECT_EQ(job.whole.headline->verdict.gpu_busy_ns, BusyBySql(model, InstancesBySql(model, top, rank), rank).first);
+    EXPECT_NE(job.whole.headline->scope.find("rank " + std::to_string(rank) + "'s GPU"), std::string::npos);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, RankMfuZoo,
                          ::testing::Values(std::pair<std::string, std::string>{"tp_infer", "generate"},
                                            std::pair<std::string, std::string>{"tp_infer", "decode"},
