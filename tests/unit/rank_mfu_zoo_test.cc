@@ -182,7 +182,8 @@ class RankMfuZoo : public ::testing::TestWithParam<std::pair<std::string, std::s
 // waiting) had a coverage under the 50% an MFU needs: its MFU read '-' while rank 0's did not
 // (docs/gpu/issue21_hang, "Runs"); the old ratio is checked to be under 50% here.
 TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
-  const auto& [model, stage] = GetParam();
+  const std::string& model = GetParam().first;
+  const std::string& stage = GetParam().second;
   const Job& job = JobOf(model);
   ASSERT_GT(job.run, 0);
   ASSERT_EQ(job.whole.ranks.size(), 2U);
