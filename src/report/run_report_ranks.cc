@@ -1,5 +1,6 @@
 // The per-rank parts of a run's report (report/run_report.h): `ranks` and `straggler`, and what a
-// job of several ranks shows per GPU in the run's own parts (its stages' GPU busy, its headline).
+// job of several ranks shows per GPU in the run's own parts (its stages' GPU busy and verdicts,
+// its headline).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,19 +88,37 @@ void BusyPerGpu(const std::map<StageKey, GpuTime>& total, RunReport& out) {
   }
 }
 
-// The headline of a job of several ranks is one GPU's: that of the rank the others wait for at
-// the collectives (the straggler sets the job's pace), else rank 0's. A verdict over every
-// GPU's work in one timeline would call a GPU busy while another works, and count a rank's
-// collectives spinning on its peers as busy (tp_infer: "GPU-bound, 96.5% busy" where rank 0,
-// the straggler, was busy 47.6% of its steady generate windows).
-void HeadlineOfOneRank(const std::vector<analysis::RunRank>& ranks, const std::optional<analysis::Straggler>& straggler,
-                       std::vector<std::optional<HeadlinePart>> headlines, RunReport& out) {
+// What one rank's own report says of its GPU that the job's report shows: its headline and its
+// stages' findings.
+struct GpuVerdicts {
+  std::optional<HeadlinePart> headline;
+  std::map<StageKey, std::vector<analysis::Finding>> findings;
+};
+GpuVerdicts VerdictsOf(const RunReport& own) {
+  GpuVerdicts v{own.headline, {}};
+  for (const StagePart& s : own.stages) v.findings[{s.name, s.style}] = s.findings;
+  return v;
+}
+
+// The headline and the stage verdicts of a job of several ranks are one GPU's: those of the
+// rank the others wait for at the collectives (the straggler sets the job's pace), else rank
+// 0's. One verdict over every GPU's work would call a GPU busy while another works, and count a
+// rank's collectives spinning on its peers as busy (tp_infer: "GPU-bound, 96.5% busy" where
+// rank 0, the straggler, was busy 47.5% of its steady generate windows).
+void VerdictsOfOneRank(const std::vector<analysis::RunRank>& ranks, const std::optional<analysis::Straggler>& straggler,
+                       std::vector<GpuVerdicts> verdicts, RunReport& out) {
   const int64_t pace = straggler ? straggler->rank : 0;
   for (size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks[i].rank != pace || !headlines[i]) continue;
-    out.headline = std::move(headlines[i]);
-    out.headline->scope = fmt::format("{}, rank {}'s GPU{}", out.headline->scope, pace,
-                                      straggler ? ": the rank the others wait for" : "");
+    if (ranks[i].rank != pace) continue;
+    if (verdicts[i].headline) {
+      out.headline = std::move(verdicts[i].headline);
+      out.headline->scope = fmt::format("{}, rank {}'s GPU{}", out.headline->scope, pace,
+                                        straggler ? ": the rank the others wait for" : "");
+    }
+    for (StagePart& s : out.stages) {
+      auto it = verdicts[i].findings.find({s.name, s.style});
+      s.findings = it != verdicts[i].findings.end() ? std::move(it->second) : std::vector<analysis::Finding>{};
+    }
   }
 }
 
@@ -134,7 +153,7 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
       "MFU and MBU from {} (never from a communication kernel)",
       ranks.size(), MeasuredOn(ProfiledRanks(ranks, in.launches))));
   std::map<StageKey, GpuTime> gpu_time;
-  std::vector<std::optional<HeadlinePart>> headlines;
+  std::vector<GpuVerdicts> verdicts;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const analysis::RankSelection selection = analysis::SelectRank(in.nsys, ranks[i]);
     GpuInputs one = in;
@@ -142,11 +161,11 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
     RunReport own;
     KSCOPE_RETURN_IF_ERROR(AddGpuParts(store, one, own));
     AddGpuTime(own, gpu_time);
-    headlines.push_back(own.headline);
+    verdicts.push_back(VerdictsOf(own));
     out.ranks.push_back(Condensed(std::move(figures.ranks[i]), own));
   }
   BusyPerGpu(gpu_time, out);
-  HeadlineOfOneRank(ranks, figures.straggler, std::move(headlines), out);
+  VerdictsOfOneRank(ranks, figures.straggler, std::move(verdicts), out);
   out.straggler = std::move(figures.straggler);
   return Status::Ok();
 }

@@ -240,7 +240,8 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
 }
 
 // The headline of the job is one GPU's: the straggler's (the rank the others wait for), over
-// its steady instances of the top-level stage, its busy time from the export.
+// its steady instances of the top-level stage, its busy time from the export; so are the stage
+// rows' verdicts.
 TEST(RankMfuZoo, TheJobsHeadlineIsTheStragglersGpu) {
   for (const auto& [model, top] :
        {std::pair<std::string, std::string>{"tp_infer", "generate"}, {"ddp_train", "step"}}) {
@@ -252,6 +253,13 @@ TEST(RankMfuZoo, TheJobsHeadlineIsTheStragglersGpu) {
     EXPECT_EQ(job.whole.headline->verdict.kind, own->verdict.kind);
     EXPECT_EQ(job.whole.headline->verdict.gpu_busy_ns, BusyBySql(model, InstancesBySql(model, top, rank), rank).first);
     EXPECT_NE(job.whole.headline->scope.find("rank " + std::to_string(rank) + "'s GPU"), std::string::npos);
+    // The stage rows' verdicts are that rank's too.
+    for (const auto& s : job.whole.stages) {
+      const report::StagePart* mine = StageOf(job.own[static_cast<size_t>(rank)], s.text);
+      ASSERT_NE(mine, nullptr);
+      ASSERT_EQ(s.findings.size(), mine->findings.size()) << s.text;
+      for (size_t f = 0; f < s.findings.size(); ++f) EXPECT_EQ(s.findings[f].title, mine->findings[f].title);
+    }
   }
 }
 
