@@ -48,6 +48,12 @@ std::string Verdict(const StagePart& stage) {
 Table StagesTable(const RunReport& r) {
   Table t;
   t.title = "Stages (NVTX ranges; GPU work launched inside, by every thread of the process)";
+  if (!r.ranks.empty()) {  // a job of several ranks: per GPU, over every rank's steady instances
+    t.title = fmt::format(
+        "Stages (NVTX ranges; GPU work launched inside, by every thread of the process; {} ranks pooled, each warming "
+        "up: Busy %, MFU and MBU per GPU, the ranks' mean; verdicts of rank {}'s GPU{})",
+        r.ranks.size(), r.straggler ? r.straggler->rank : 0, r.straggler ? ", the straggler" : "");
+  }
   t.columns = {"Stage",   "Instances",    "Range (ms)", "Projected (ms)",
                "GPU ops", "Kernels (ms)", "First (ms)", "Steady (ms)",
                "Busy %",  "MFU",          "MBU",        "Verdict"};

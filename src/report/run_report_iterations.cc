@@ -159,9 +159,10 @@ Result<LoopResult> Iterations(store::Store& store, const StageInputs& in, const 
   return r;
 }
 
-// The top-level NVTX stages' instances as the loop: steady where the stage counts them.
+// The top-level NVTX stages' instances as the loop: steady where the stage counts them; a
+// rank's report takes its own instances.
 Result<analysis::LoopWindows> StageWindows(store::Store& store, const StageInputs& in) {
-  auto stages = analysis::ComputeStages(store, in.timeline_run, &in.nsys);
+  auto stages = analysis::ComputeStages(store, in.timeline_run, in.rank != nullptr ? &in.rank->events : &in.nsys);
   if (!stages.ok()) return stages.error();
   analysis::LoopWindows w;
   for (const auto& s : *stages) {

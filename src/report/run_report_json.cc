@@ -153,6 +153,7 @@ json SpreadJson(const analysis::InstanceSpread& s) {
 json SteadyJson(const analysis::StageSteady& s) {
   return {{"warmup", s.warmup},
           {"instances", s.steady},
+          {"ranks", s.ranks},
           {"range", SpreadJson(s.range)},
           {"gpu", SpreadJson(s.gpu)},
           {"wall", SpreadJson(s.wall)},

@@ -55,6 +55,22 @@ Status MarkCommunication(store::Store& store, std::vector<KernelRowInfo>& rows) 
   return Status::Ok();
 }
 
+// Which instances the figures are over. In a job of several ranks they pool every rank's
+// steady instances: their FLOPs (bytes) over their wall time is the job's FLOPs over the time
+// of its GPUs, each against one GPU's peak: the ranks' mean MFU (MBU), weighted by wall time.
+std::optional<std::string> SteadyNote(const StageSteady& steady) {
+  if (steady.ranks > 1) {
+    return fmt::format(
+        "over the {} steady instances of {} ranks (each rank's first stages.warmup left out: {} in all): their FLOPs "
+        "and bytes over their wall time against one GPU's peak, the ranks' mean weighted by wall time; each rank's "
+        "own figures are in the ranks part",
+        steady.steady, steady.ranks, steady.warmup);
+  }
+  if (steady.warmup <= 0) return std::nullopt;
+  return fmt::format("over the {} instance{} after the first {} (warm-up; stages.warmup)", steady.steady,
+                     steady.steady == 1 ? "" : "s", steady.warmup);
+}
+
 }  // namespace
 
 Result<std::vector<KernelRowInfo>> LoadKernelRows(store::Store& store, int64_t timeline_run, const NsysEvents* events) {
@@ -139,10 +155,7 @@ StageMfu ComputeStageMfu(const Stage& stage, const StageSteady& steady, const st
   const double n = static_cast<double>(m.instances);
   m.wall_ns = static_cast<double>(steady.wall_ns) / n;
   m.kernel_ns = static_cast<double>(steady.kernel_ns) / n;
-  if (steady.warmup > 0) {
-    m.notes.push_back(fmt::format("over the {} instance{} after the first {} (warm-up; stages.warmup)", m.instances,
-                                  m.instances == 1 ? "" : "s", steady.warmup));
-  }
+  if (auto note = SteadyNote(steady)) m.notes.push_back(*note);
 
   // Measured: each launch of a profiled configuration in a steady instance gets its mean work.
   double bytes = 0, covered_ns = 0, steady_kernel_ns = 0;

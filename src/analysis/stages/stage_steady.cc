@@ -1,5 +1,8 @@
 #include "analysis/stages/stage_steady.h"
 
+#include <algorithm>
+#include <map>
+
 #include "analysis/timeline/duration_stats.h"
 
 namespace kscope::analysis {
@@ -15,12 +18,28 @@ InstanceSpread Spread(const std::vector<int64_t>& v) {
   return {v.front(), stats.min, stats.max, stats.median};
 }
 
+// Per instance: 1 when it is among its process's first `warmup` instances and that process
+// has more than `warmup` of them.
+std::vector<char> WarmupPerProcess(const std::vector<StageInstance>& instances, int64_t warmup, int64_t& processes) {
+  std::map<int64_t, int64_t> count, seen;
+  for (const auto& in : instances) ++count[in.global_pid];
+  processes = static_cast<int64_t>(count.size());
+  std::vector<char> warm(instances.size(), 0);
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const int64_t pid = instances[i].global_pid;
+    const int64_t place = seen[pid]++;
+    warm[i] = warmup > 0 && warmup < count[pid] && place < warmup ? 1 : 0;
+  }
+  return warm;
+}
+
 }  // namespace
 
 StageSteady SteadyState(const Stage& stage, int64_t warmup) {
   StageSteady s;
   const auto n = static_cast<int64_t>(stage.instance_list.size());
-  s.warmup = warmup > 0 && warmup < n ? warmup : 0;
+  const std::vector<char> warm = WarmupPerProcess(stage.instance_list, warmup, s.ranks);
+  s.warmup = std::count(warm.begin(), warm.end(), 1);
   s.steady = n - s.warmup;
   std::vector<int64_t> range, gpu, wall, steady_wall, steady_gpu;
   s.counted.assign(stage.instance_list.size(), 0);
@@ -29,7 +48,7 @@ StageSteady SteadyState(const Stage& stage, int64_t warmup) {
     range.push_back(in.range_ns);
     gpu.push_back(in.kernel_ns + in.memop_ns);
     wall.push_back(in.wall_ns());
-    if (i < s.warmup) continue;
+    if (warm[static_cast<size_t>(i)] != 0) continue;
     s.counted[static_cast<size_t>(i)] = 1;
     s.wall_ns += in.wall_ns();
     s.gpu_ns += in.kernel_ns + in.memop_ns;

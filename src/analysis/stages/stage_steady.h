@@ -20,8 +20,11 @@ struct InstanceSpread {
 };
 
 struct StageSteady {
-  int64_t warmup = 0;    // instances left out at the start: `warmup`, or 0 when that leaves none
+  // Instances left out at the start: each process's (rank's) first `warmup`, or none of a
+  // process's when that leaves it none; in a job of several ranks each rank warms up.
+  int64_t warmup = 0;
   int64_t steady = 0;    // instances counted: instances - warmup
+  int64_t ranks = 0;     // processes whose instances these are (1 for a run of one process)
   InstanceSpread range;  // CPU range durations of all instances
   InstanceSpread gpu;    // GPU time (kernels, copies, sets) launched inside each instance
   InstanceSpread wall;   // each instance's start to the end of the last work it launched

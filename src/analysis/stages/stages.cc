@@ -118,7 +118,8 @@ Result<std::vector<Stage>> ComputeStages(store::Store& store, int64_t run_id, co
     const int64_t end = n.end[r] == kNull ? open_end : n.end[r];
     s.range_ns += end - n.start[r];
     instance_of[r] = s.instance_list.size();
-    s.instance_list.push_back({n.start[r], end - n.start[r], end, 0, 0, 0});
+    const int64_t process = n.global_tid[r] == kNull ? 0 : n.global_tid[r] & ~int64_t{0xFFFFFF};
+    s.instance_list.push_back({n.start[r], end - n.start[r], end, 0, 0, 0, process});
   }
   // The tree: a stage's parent is the stage its instances most often sit in (votes gathered
   // in one pass over the rows; ties go to the stage seen first).

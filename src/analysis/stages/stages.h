@@ -41,6 +41,7 @@ struct StageInstance {
   int64_t range_ns = 0;  // its duration on the CPU
   int64_t end = 0;       // the later of its end and the end of the last GPU work launched inside
   int64_t ops = 0, kernel_ns = 0, memop_ns = 0;
+  int64_t global_pid = 0;  // the process (rank) whose thread opened the range: nsys's global id
   [[nodiscard]] int64_t wall_ns() const { return end - start; }
 };
 
