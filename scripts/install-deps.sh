@@ -8,7 +8,7 @@ packages=(
   libsqlite3-dev sqlite3 libzstd-dev zstd libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libcsv-dev libyaml-cpp-dev rapidjson-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev llvm clang-format clang-tidy
+  clang libclang-rt-14-dev lld llvm clang-format clang-tidy
   libjs-vega chromium python3 strace
   openmpi-bin libopenmpi-dev
 )

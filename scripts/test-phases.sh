@@ -25,17 +25,16 @@ phase() {
   shift
   echo "$(date -u +%T) start $name" >>"$out/phases.txt"
   /usr/bin/time -v -o "$out/time_$name.txt" "$@" >"$out/log_$name.txt" 2>&1
-  echo "$(date -u +%T) end $name rc=$?" >>"$out/phases.txt"
+  local rc=$?
+  echo "$(date -u +%T) end $name rc=$rc" >>"$out/phases.txt"
 }
 start=$(date +%s)
 phase configure cmake --preset debug
 phase build cmake --build --preset debug
 cp build/debug/.ninja_log "$out/ninja_log_debug.txt"
 phase ctest ctest --preset debug -j "$(nproc)"
-phase fuzz_configure cmake --preset fuzz
-phase fuzz_build cmake --build --preset fuzz --target nsys_import_fuzzer column_codec_fuzzer ncu_csv_fuzzer \
-  ncu_rep_fuzzer kernel_name_fuzzer kineto_trace_fuzzer
-cp build/fuzz/.ninja_log "$out/ninja_log_fuzz.txt"
-phase fuzz_run scripts/fuzz.sh
+# fuzz.sh builds the fuzzers first where the debug build has not (the `fuzz` preset, before issue 23).
+phase fuzz scripts/fuzz.sh
+[ -f build/fuzz/.ninja_log ] && cp build/fuzz/.ninja_log "$out/ninja_log_fuzz.txt"
 phase lint scripts/lint.sh --format-only
 echo "total wall $(($(date +%s) - start)) s" >>"$out/phases.txt"

@@ -196,7 +196,8 @@ TEST_F(RunDirReplay, RunDirectoriesMissingWhatTheirManifestPromisesAreRefused) {
        {std::pair<std::string, std::string>{"ncu pass -1", "'ncu pass -1' does not name a pass by a number from 1"},
         {"ncu pass 99999999999999999999", "'ncu pass 99999999999999999999' does not name a pass by a number from 1"},
         {"ncu pass 0", "'ncu pass 0' does not name a pass by a number from 1"}}) {
-    auto [r, path] = import_copy([&](const fs::path&, nlohmann::json& m) { pass_step(m)["name"] = name; }, false);
+    const std::string& pass_name = name;  // clang 14 captures no structured binding in a lambda
+    auto [r, path] = import_copy([&](const fs::path&, nlohmann::json& m) { pass_step(m)["name"] = pass_name; }, false);
     ASSERT_FALSE(r.ok()) << name;
     EXPECT_EQ(r.error().Line(), "kscope: error: " + path + at + expected + fix);
   }
