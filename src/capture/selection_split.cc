@@ -86,10 +86,8 @@ Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& grou
     sel.passes.push_back(std::move(pass));
     pass = {};
   };
-  int64_t planned = 0;  // launches ncu profiles
   for (size_t i = 0; i < sel.kernels.size(); ++i) {
     sel.kernels[i].profiled = static_cast<int64_t>(picks[i].size());
-    planned += sel.kernels[i].profiled;
     if (picks[i].empty()) continue;  // every configuration too rare to pass its warm-up, or sampled
     // ncu's global count runs over every kernel its filter matches: one kernel per ncu run.
     if (!pass.kernels.empty() &&
@@ -101,7 +99,7 @@ Status SplitPasses(const RunColumns& run, const Scope& scope, const Groups& grou
     pass.row_kernels.insert(pass.row_kernels.end(), picks[i].size(), i);
   }
   close_pass();
-  planned += AddGrowingWindows(run, scope, groups, cfg, sel);
+  AddGrowingWindows(run, scope, groups, cfg, sel);
   sel.estimated_s = 0;
   for (auto& p : sel.passes) {
     p.estimated_s = RunEstimate(run, scope, sel, p, cfg.pass_s);

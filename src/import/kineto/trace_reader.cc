@@ -30,7 +30,7 @@ struct StackFull {};  // thrown by BoundedStack, caught by ReadTrace: a string p
 // failed allocation, so the refusal leaves by exception, caught at once in ReadTrace).
 class BoundedStack {
  public:
-  static const bool kNeedFree = true;
+  [[maybe_unused]] static const bool kNeedFree = true;  // RapidJSON's allocator concept reads it
   void* Malloc(size_t size) { return size == 0 ? nullptr : Grow(nullptr, size); }
   void* Realloc(void* p, size_t /*old_size*/, size_t new_size) { return Grow(p, new_size); }
   static void Free(void* p) { std::free(p); }
