@@ -67,7 +67,8 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
       auto it = names.find(name_id);
       if (it == names.end()) {
         const std::string& name = k.name;
-        Name added{IdentifyKernel(name), CommunicationOf(name).has_value()};
+        Name added{IdentifyKernel(name)};
+        added.communication = CommunicationOf(added.identity).has_value();
         facts.names.emplace(KernelMatchKey(name), name);
         const std::string& key = atlas.grouping == Grouping::kFamily ? added.identity.family : name;
         Tally& t = tallies[key];
