@@ -27,7 +27,7 @@ struct AtlasArgs {
 };
 
 // The tables of each view, in the order of kViews.
-constexpr const char* kViews[] = {"popularity", "performance", "correlates", "signals"};
+constexpr const char* kViews[] = {"popularity", "performance", "correlates", "signals", "communication"};
 
 // A view's table and the line the terminal prints when it has no rows.
 struct ViewTable {
@@ -46,6 +46,10 @@ std::vector<ViewTable> ViewTables(const std::string& view, const analysis::atlas
     return {{report::AtlasCorrelatesTable(atlas),
              "none: no profiled launch has its % of roof or SM throughput with its launch parameters (ncu data)"},
             {report::AtlasOutliersTable(atlas), "none: no launch configuration is far below its family's median"}};
+  }
+  if (view == "communication") {
+    return {{report::AtlasCommunicationTable(atlas),
+             "none: no selected run launched a communication kernel (NCCL, NVSHMEM or a custom all-reduce)"}};
   }
   return {{report::AtlasSignalsTable(atlas), "none: no signal has the metrics it needs"},
           {report::AtlasSignalFamiliesTable(atlas), "none: no family shows a signal"}};
@@ -115,9 +119,10 @@ void RegisterAtlas(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   cmd->add_option("--model", a->model, "only runs of this manifest model");
   cmd->add_option("--gpu", a->gpu, "only runs on this GPU (as kscope runs shows it)");
   cmd->add_option("--view", a->views,
-                  "popularity, performance, correlates (with the outliers) or signals (repeatable; default: all; "
+                  "popularity, performance, correlates (with the outliers), signals or communication (repeatable; "
+                  "default: all; "
                   "the terminal and CSV views)")
-      ->check(CLI::IsMember({"popularity", "performance", "correlates", "signals"}));
+      ->check(CLI::IsMember({"popularity", "performance", "correlates", "signals", "communication"}));
   cmd->add_option("--rank", a->rank,
                   "one rank of each run (multi-GPU jobs): its kernels and ncu's launches on its GPU");
   cmd->add_option("--by", a->by, "family or kernel")->check(CLI::IsMember({"family", "kernel"}));

@@ -55,6 +55,7 @@ Atlas ForDisplay(const Atlas& atlas) {
   Clean(a.models);
   CleanRows(a);
   CleanSignals(a);
+  for (auto& c : a.communication) Clean(c.model);
   return a;
 }
 

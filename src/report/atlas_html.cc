@@ -242,6 +242,31 @@ void WriteSignals(const Atlas& atlas, std::ostream& out) {
   out << "</section>\n";
 }
 
+void WriteCommunication(const Atlas& atlas, std::ostream& out) {
+  out << "<section id=\"communication\">\n<h2>Communication by model (nsys): collectives and the time no compute "
+         "hides</h2>\n";
+  if (atlas.communication.empty()) {
+    out << "<p>No selected run launched a communication kernel (NCCL, NVSHMEM or a custom all-reduce).</p>\n"
+        << "</section>\n";
+    return;
+  }
+  HtmlTable table({"Model", "Kind", "Runs", "Ranks", "Launches", "GPU time", "Share of the model's kernel time",
+                   "Exposed", "Exposed %"});
+  for (const auto& c : atlas.communication) {
+    table.rows.push_back({{c.model},
+                          {c.kind},
+                          Num(CountText(c.runs)),
+                          Num(CountText(c.ranks)),
+                          Num(CountText(c.launches)),
+                          Num(Duration(c.gpu_time_ns)),
+                          Num(PercentText(Shown(c.share_pct))),
+                          Num(Duration(c.exposed_ns)),
+                          Num(PercentText(Shown(c.exposed_pct)))});
+  }
+  WriteHtmlTable(table, out);
+  out << "</section>\n";
+}
+
 }  // namespace
 
 Status WriteAtlasHtml(const Atlas& atlas, std::ostream& out) {
@@ -260,6 +285,7 @@ Status WriteAtlasHtml(const Atlas& atlas, std::ostream& out) {
   WritePerformance(clean, out);
   WriteCorrelates(clean, out);
   WriteSignals(clean, out);
+  WriteCommunication(clean, out);
   out << "</main>\n<footer>Written by kscope. Charts drawn by Vega (BSD-3-Clause), embedded from Debian's "
          "libjs-vega.</footer>\n";
   // The charts' data: the atlas as kscope atlas --format json writes it, its texts as shown.

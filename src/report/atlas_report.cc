@@ -153,6 +153,7 @@ nlohmann::json AtlasJson(const Atlas& atlas) {
   }
   out["correlates"] = AtlasCorrelatesJson(atlas);
   out["signals"] = AtlasSignalsJson(atlas);
+  out["communication"] = AtlasCommunicationJson(atlas);
   return out;
 }
 

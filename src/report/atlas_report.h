@@ -39,6 +39,11 @@ Table AtlasSignalsTable(const analysis::atlas::Atlas& atlas);
 // GPU time and the signal's figure.
 Table AtlasSignalFamiliesTable(const analysis::atlas::Atlas& atlas);
 
+// Per model and collective kind: runs, ranks, launches, GPU time, its share of the model's
+// kernel time, the time no compute kernel of its rank hides and its percent of its own time.
+Table AtlasCommunicationTable(const analysis::atlas::Atlas& atlas);
+
+nlohmann::json AtlasCommunicationJson(const analysis::atlas::Atlas& atlas);
 nlohmann::json AtlasCorrelatesJson(const analysis::atlas::Atlas& atlas);
 // By kernel: each row key's short name (analysis/names/short_names.h), unique over the
 // atlas's popularity, performance and correlates rows; by family, empty (families are unique).

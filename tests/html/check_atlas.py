@@ -31,6 +31,7 @@ def atlas_names(atlas):
             names += [o.get("kernel") for o in row.get("outliers") or []]
     for signal in atlas.get("signals") or []:
         names += [f.get("family") for f in signal.get("families") or []]
+    names += [row.get("model") for row in atlas.get("communication") or []]
     return sorted({n for n in names if n})
 
 

@@ -25,6 +25,7 @@ Result<Atlas> BuildAtlas(store::Store& store, const RunFilter& filter, Grouping 
       store, config.classify, nsys->names, atlas,
       {[&](const ProfiledLaunch& l) { performance.Add(l); }, [&](const ProfiledLaunch& l) { correlates.Add(l); },
        [&](const ProfiledLaunch& l) { signals.Add(l); }}));
+  KSCOPE_RETURN_IF_ERROR(AddCommunication(store, *nsys, atlas));
   performance.Finish(atlas);
   correlates.Finish(atlas);
   signals.Finish(*nsys, atlas);

@@ -133,15 +133,31 @@ struct Signal {
   std::string advice;
 };
 
+// One collective kind (analysis/names/communication.h) of one model, over the selected runs that
+// launch communication kernels (nsys's kernels, each rank a process).
+struct CommunicationRow {
+  std::string model;
+  std::string kind;   // CollectiveKindName: "AllReduce", "AllGather", "SendRecv", ... "Other"
+  int64_t runs = 0;   // the model's runs that launch it
+  int64_t ranks = 0;  // the ranks (processes) that launch it, summed over those runs
+  int64_t launches = 0, gpu_time_ns = 0;
+  double share_pct = 0;  // of the model's kernel time (all its selected runs)
+  // What no compute kernel of the same rank hides: each launch's duration less its overlap with
+  // the union of the rank's compute (non-communication) kernels, summed.
+  int64_t exposed_ns = 0;
+  double exposed_pct = 0;  // of gpu_time_ns
+};
+
 struct Atlas {
   Grouping grouping = Grouping::kFamily;
-  std::optional<int64_t> rank;              // RunFilter::rank
-  std::vector<AtlasRun> runs;               // by id
-  std::vector<std::string> models;          // sorted
-  std::vector<PopularityRow> popularity;    // by GPU time, largest first, then key
-  std::vector<PerformanceRow> performance;  // by profiled launches, most first, then key
-  std::vector<CorrelateRow> correlates;     // by launches with the figure, most first, then key
-  std::vector<Signal> signals;              // in a fixed order, one per kind
+  std::optional<int64_t> rank;                  // RunFilter::rank
+  std::vector<AtlasRun> runs;                   // by id
+  std::vector<std::string> models;              // sorted
+  std::vector<PopularityRow> popularity;        // by GPU time, largest first, then key
+  std::vector<PerformanceRow> performance;      // by profiled launches, most first, then key
+  std::vector<CorrelateRow> correlates;         // by launches with the figure, most first, then key
+  std::vector<Signal> signals;                  // in a fixed order, one per kind
+  std::vector<CommunicationRow> communication;  // by model, then GPU time, largest first, then kind
 };
 
 Result<std::vector<AtlasRun>> SelectRuns(store::Store& store, const RunFilter& filter);

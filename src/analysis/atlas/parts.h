@@ -20,10 +20,15 @@ using NsysNames = std::unordered_map<std::string, std::string>;
 struct NsysFacts {
   NsysNames names;
   std::map<std::string, int64_t> family_runs;
+  std::set<int64_t> communication_runs;  // the runs with a communication kernel among their names
 };
 
 // Popularity from each run's kernel_summary; also each run's kernel time and launches.
 Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas);
+
+// Communication per model and collective kind, from the kernel events of the runs that
+// AddPopularity found communication kernels in (every run's kernel_ns already summed).
+Status AddCommunication(store::Store& store, const NsysFacts& facts, Atlas& atlas);
 
 // One profiled launch of a selected run, as every ncu view of the atlas sees it: the row it
 // is grouped under (its family, or with --by kernel nsys's spelling of its name where a

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/atlas/parts.h"
+#include "analysis/names/communication.h"
 #include "analysis/names/kernel_names.h"
 #include "analysis/timeline/kernel_totals.h"
 
@@ -22,6 +23,7 @@ struct Tally {
 // A kernel name of the selected runs, by its string id: what its rows add to, found once.
 struct Name {
   KernelIdentity identity;
+  bool communication = false;  // waits on a peer GPU (analysis/names/communication.h)
   Tally* tally = nullptr;
   std::pair<int64_t, int64_t>* family_runs = nullptr;  // the family's (last run, runs)
 };
@@ -66,6 +68,7 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
       if (it == names.end()) {
         const std::string& name = k.name;
         Name added{IdentifyKernel(name)};
+        added.communication = CommunicationOf(added.identity).has_value();
         facts.names.emplace(KernelMatchKey(name), name);
         const std::string& key = atlas.grouping == Grouping::kFamily ? added.identity.family : name;
         Tally& t = tallies[key];
@@ -77,6 +80,7 @@ Result<NsysFacts> AddPopularity(store::Store& store, Atlas& atlas) {
         it = names.emplace(name_id, std::move(added)).first;
       }
       Name& name = it->second;
+      if (name.communication) facts.communication_runs.insert(run.id);
       Tally& t = *name.tally;
       if (t.last_run != run.id) {
         t.last_run = run.id;

@@ -63,7 +63,10 @@ std::string_view CollectiveKindName(CollectiveKind kind) {
 }
 
 std::optional<CommunicationKernel> CommunicationOf(std::string_view kernel_name) {
-  const KernelIdentity id = IdentifyKernel(kernel_name);
+  return CommunicationOf(IdentifyKernel(kernel_name));
+}
+
+std::optional<CommunicationKernel> CommunicationOf(const KernelIdentity& id) {
   const std::string flat = Flat(id.base);
   if (id.library == KernelLibrary::kNccl) {
     // ncclDevKernel_<Collective>_..., ncclKernel_<Collective>_...: the collective is the

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/names/kernel_names.h"
+
 namespace kscope::analysis {
 
 enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kSendRecv, kAllToAll, kOther };
@@ -23,5 +25,8 @@ struct CommunicationKernel {
 // Any spelling of a kernel's name (nsys's or ncu's demangled name, the mangled one); nullopt
 // for a kernel that does not wait on a peer.
 std::optional<CommunicationKernel> CommunicationOf(std::string_view kernel_name);
+
+// The same from the name's identity (IdentifyKernel), for callers that have it already.
+std::optional<CommunicationKernel> CommunicationOf(const KernelIdentity& id);
 
 }  // namespace kscope::analysis
