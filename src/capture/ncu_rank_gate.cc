@@ -1,11 +1,9 @@
 #include "capture/ncu_rank_gate.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
-
 #include "tools/rank.h"
+#include "util/atomic_file.h"
 
 namespace kscope::capture {
 
@@ -66,14 +64,6 @@ _kscope_gate()
 _kscope_next_sitecustomize()
 )py";
 
-Status WriteFile(const fs::path& path, std::string_view text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(text.data(), static_cast<std::streamsize>(text.size()));
-  f.close();
-  if (!f) return Error{path.string(), "cannot be written", "check the run directory's disk space and permissions"};
-  return Status::Ok();
-}
-
 std::string Joined(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
@@ -95,11 +85,11 @@ Result<std::map<std::string, std::string>> WriteRankGate(const fs::path& dir, co
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Error{dir.string(), "cannot be created: " + ec.message(), "check the run directory's permissions"};
-  KSCOPE_RETURN_IF_ERROR(WriteFile(dir / "sitecustomize.py", kModule));
+  KSCOPE_RETURN_IF_ERROR(WriteFileAtomically(dir / "sitecustomize.py", kModule));
   std::string args;
   for (const auto& a : ncu_argv) args += a + '\0';
   const fs::path args_path = dir / (name + ".ncu-argv");
-  KSCOPE_RETURN_IF_ERROR(WriteFile(args_path, args));
+  KSCOPE_RETURN_IF_ERROR(WriteFileAtomically(args_path, args));
   std::vector<std::string> inherited;
   for (const auto& v : RankVariables()) {
     if (kscope_env.contains(v)) inherited.push_back(v);
