@@ -319,6 +319,13 @@ TEST_F(StoreDiagnoses, AStoreWhoseFolderIsRemovedDuringAnImportSaysSo) {
     const int rc = testing::WaitExit(pid);
     const std::string out = ReadFile(log);
     if (rc == 0 && out.find("imported") != std::string::npos) continue;  // it was done before the removal
+    // The removal fell between two of the import's opens of the store (seen once in 2 clean-clone
+    // runs): the later open finds no file and says so, and nothing was imported. Try again for
+    // the case this test is about, a removal under an open store.
+    if (rc == 1 && out.find(": no such file (unable to open database file)") != std::string::npos &&
+        out.find("imported") == std::string::npos) {
+      continue;
+    }
     EXPECT_EQ(rc, 1) << out;
     EXPECT_NE(out.find("kscope: error: " + store +
                        ": the database file was removed, moved or replaced while kscope wrote to it; what it wrote "
@@ -329,7 +336,7 @@ TEST_F(StoreDiagnoses, AStoreWhoseFolderIsRemovedDuringAnImportSaysSo) {
     EXPECT_FALSE(fs::exists(store));
     return;
   }
-  FAIL() << "each of five imports ended before its folder was removed";
+  FAIL() << "none of five imports had its folder removed while its store was open";
 }
 
 // The codes SQLite gives, with the errno under them, name the cause.
