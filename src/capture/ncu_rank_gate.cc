@@ -1,5 +1,7 @@
 #include "capture/ncu_rank_gate.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include "tools/rank.h"
@@ -64,12 +66,6 @@ _kscope_gate()
 _kscope_next_sitecustomize()
 )py";
 
-std::string Joined(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
-  return out;
-}
-
 }  // namespace
 
 bool UsesRankGate(const Selection& sel, std::string_view replay, std::string_view option) {
@@ -99,8 +95,8 @@ Result<std::map<std::string, std::string>> WriteRankGate(const fs::path& dir, co
       {"PYTHONPATH", pythonpath.empty() ? gate_dir : gate_dir + ":" + pythonpath},
       {"KSCOPE_NCU_GATE_ARGS", fs::absolute(args_path).string()},
       {"KSCOPE_NCU_GATE_RANK", std::to_string(rank)},
-      {"KSCOPE_NCU_GATE_VARIABLES", Joined(RankVariables(), ",")},
-      {"KSCOPE_NCU_GATE_INHERITED", Joined(inherited, ",")},
+      {"KSCOPE_NCU_GATE_VARIABLES", fmt::format("{}", fmt::join(RankVariables(), ","))},
+      {"KSCOPE_NCU_GATE_INHERITED", fmt::format("{}", fmt::join(inherited, ","))},
       {"KSCOPE_NCU_GATE_PARENT", std::to_string(getpid())},
   };
 }
