@@ -25,8 +25,16 @@ std::set<int32_t> RankInstances(const NsysEvents& e, int64_t global_pid, const S
   return mine;
 }
 
-// The first `warmup` instances of a rank are its warm-up, unless it has no more than that.
-int64_t WarmupOf(size_t instances, int64_t warmup) { return static_cast<int64_t>(instances) > warmup ? warmup : 0; }
+// A rank's instances after its warm-up: its first `warmup`, unless it has no more than that.
+std::set<int32_t> SteadyInstances(const std::set<int32_t>& mine, int64_t warmup) {
+  const int64_t skip = static_cast<int64_t>(mine.size()) > warmup ? warmup : 0;
+  std::set<int32_t> kept;
+  int64_t n = 0;
+  for (int32_t inst : mine) {
+    if (n++ >= skip) kept.insert(inst);
+  }
+  return kept;
+}
 
 // Per kernel row: 1 when `step` launched it in a steady instance of that kernel's rank (after
 // the rank's own warm-up instances).
@@ -34,13 +42,7 @@ std::vector<char> SteadyStepRows(const NsysEvents& e, const std::vector<RunRank>
                                  int64_t warmup) {
   std::vector<char> steady(e.kernels.start.size(), 0);
   for (const RunRank& rank : ranks) {
-    const std::set<int32_t> mine = RankInstances(e, rank.global_pid, step);
-    const int64_t skip = WarmupOf(mine.size(), warmup);
-    std::set<int32_t> kept;
-    int64_t n = 0;
-    for (int32_t inst : mine) {
-      if (n++ >= skip) kept.insert(inst);
-    }
+    const std::set<int32_t> kept = SteadyInstances(RankInstances(e, rank.global_pid, step), warmup);
     for (size_t i = 0; i < step.kernel_rows.size(); ++i) {
       const auto row = static_cast<size_t>(step.kernel_rows[i]);
       if (e.kernels.global_pid[row] == rank.global_pid && kept.contains(step.kernel_instance[i])) steady[row] = 1;
@@ -69,13 +71,9 @@ std::vector<RankStageTime> StageTimes(const NsysEvents& e, int64_t global_pid, c
     RankStageTime t;
     t.stage = DisplayName(st);
     t.instances = static_cast<int64_t>(mine.size());
-    const int64_t skip = WarmupOf(mine.size(), warmup);
     std::vector<int64_t> walls;
-    int64_t n = 0;
-    for (int32_t inst : mine) {
-      if (n++ < skip) continue;
+    for (int32_t inst : SteadyInstances(mine, warmup))
       walls.push_back(st.instance_list[static_cast<size_t>(inst)].wall_ns());
-    }
     t.steady = static_cast<int64_t>(walls.size());
     t.median_wall_ns = ComputeStats(walls).median;
     out.push_back(std::move(t));
