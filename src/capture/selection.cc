@@ -95,7 +95,7 @@ Result<Selection> SelectKernels(store::Store& store, int64_t run_id, const Selec
   auto ranked = steps::RankKernels(*run, *scope, cfg, sel);
   if (!ranked.ok()) return ranked.error();
   const steps::Groups groups = steps::GroupConfigs(*run, *scope, cfg, sel, *ranked);
-  const steps::Cover cover = steps::CoverKernels(*ranked, cfg, sel.scope_ns);
+  const steps::Cover cover = steps::CoverKernels(*ranked, *run, groups, cfg, sel.scope_ns);
   steps::ApplyBudget(*ranked, cover, groups, *run, cfg, sel);
   KSCOPE_RETURN_IF_ERROR(steps::SplitPasses(*run, *scope, groups, cfg, sel));
   return sel;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 #include <set>
 
@@ -173,10 +174,37 @@ Groups GroupConfigs(const RunColumns& run, const Scope& scope, const SelectionOp
   return g;
 }
 
-Cover CoverKernels(const std::vector<SelectedKernel>& ranked, const SelectionOptions& cfg, int64_t scope_ns) {
+namespace {
+// The launches ncu profiles for ranked kernel `i` (0 for one too rare to pass its warm-up).
+int64_t PicksOf(const std::vector<SelectedKernel>& ranked, const RunColumns& run, const Groups& groups, size_t i) {
+  const auto found = groups.picks.find(run.Identity(ranked[i].rows.front()));
+  return found == groups.picks.end() ? 0 : found->second;
+}
+
+// The kernel that completes the coverage: of `next` and the kernels ranked after it whose time
+// alone reaches the target (`missing_ns` more), the one with the fewest launches to profile, the
+// higher ranked of equals. A sampled kernel's cost is its run's, so it is neither replaced nor
+// a replacement.
+size_t CheapestToComplete(const std::vector<SelectedKernel>& ranked, const RunColumns& run, const Groups& groups,
+                          size_t next, int64_t missing_ns) {
+  if (ranked[next].sampled) return next;
+  size_t best = next;
+  int64_t best_picks = PicksOf(ranked, run, groups, next);
+  for (size_t j = next + 1; j < ranked.size(); ++j) {
+    if (ranked[j].sampled || ranked[j].covered_ns < missing_ns) continue;
+    const int64_t picks = PicksOf(ranked, run, groups, j);
+    if (picks > 0 && picks < best_picks) best = j, best_picks = picks;
+  }
+  return best;
+}
+}  // namespace
+
+Cover CoverKernels(const std::vector<SelectedKernel>& ranked, const RunColumns& run, const Groups& groups,
+                   const SelectionOptions& cfg, int64_t scope_ns) {
   Cover c;
   c.limited_by = "kernels";
   const bool targeted = !cfg.kernel.empty();
+  const auto target_ns = static_cast<int64_t>(std::ceil(cfg.coverage_pct / 100.0 * static_cast<double>(scope_ns)));
   int64_t deep_ns = 0, kept = 0;
   for (size_t i = 0; i < ranked.size(); ++i) {
     const double deep_pct = scope_ns > 0 ? 100.0 * static_cast<double>(deep_ns) / static_cast<double>(scope_ns) : 0.0;
@@ -188,10 +216,21 @@ Cover CoverKernels(const std::vector<SelectedKernel>& ranked, const SelectionOpt
       c.limited_by = "top";
       break;
     }
-    c.visited.push_back(i);
-    if (ranked[i].covered_ns == 0) continue;  // too rare to pass the warm-up anywhere
+    if (ranked[i].covered_ns == 0) {  // too rare to pass the warm-up anywhere
+      c.visited.push_back(i);
+      continue;
+    }
+    // The last kernel the target needs: the cheapest that reaches it.
+    const size_t take = !targeted && deep_ns + ranked[i].covered_ns >= target_ns
+                            ? CheapestToComplete(ranked, run, groups, i, target_ns - deep_ns)
+                            : i;
+    c.visited.push_back(take);
     ++kept;
-    deep_ns += ranked[i].covered_ns;
+    deep_ns += ranked[take].covered_ns;
+    if (take != i) {
+      c.limited_by = "coverage";
+      break;
+    }
   }
   return c;
 }

@@ -92,12 +92,14 @@ bool OneSampledRun(const SelectionOptions& cfg, const Selection& sel);
 int64_t AddInvocationRun(const RunColumns& run, const Scope& scope, const Groups& groups,
                          const std::vector<size_t>& sampled, Selection& sel);
 
-// The ranked kernels the coverage target and the cap let in, in rank order.
+// The ranked kernels the coverage target and the cap let in, in rank order; the last kernel the
+// target needs is the one that reaches it with the fewest launches to profile.
 struct Cover {
   std::vector<size_t> visited;  // indexes into the ranking, rare ones (no picks) included
   std::string limited_by;       // coverage, top or kernels
 };
-Cover CoverKernels(const std::vector<SelectedKernel>& ranked, const SelectionOptions& cfg, int64_t scope_ns);
+Cover CoverKernels(const std::vector<SelectedKernel>& ranked, const RunColumns& run, const Groups& groups,
+                   const SelectionOptions& cfg, int64_t scope_ns);
 
 // Moves into sel.kernels the covered kernels the budget allows, with their shares.
 void ApplyBudget(std::vector<SelectedKernel>& ranked, const Cover& cover, const Groups& groups, const RunColumns& run,

@@ -236,5 +236,44 @@ TEST_F(GrowingShapes, TheEstimateCountsEachNcuRunsWorkload) {
   EXPECT_LE(sel->estimated_s, 90);
 }
 
+// The kernel that completes the coverage is the cheapest that completes it: on the whole run,
+// the top kernels by time up to the last are kept, and no kernel ranked after them whose time
+// alone would complete the 90% has fewer launches to profile than the last one taken (which on
+// this run is not the 23rd by time, 6 launches for 6 configurations, but a one-launch kernel).
+TEST_F(GrowingShapes, TheKernelThatCompletesTheCoverageIsTheCheapest) {
+  ASSERT_GT(run_, 0);
+  auto sel = Select(3, "");
+  ASSERT_TRUE(sel.ok()) << sel.error().Line();
+  config::Config wide;
+  wide.selection.coverage_pct = 100;
+  wide.selection.budget_s = 1e9;
+  auto all =
+      capture::SelectKernels(*store_, run_, wide.selection, capture::EstimatedPasses(wide.ncu), wide.stages.warmup);
+  ASSERT_TRUE(all.ok()) << all.error().Line();
+  ASSERT_GE(sel->kernels.size(), 2U);
+  const auto share = [&](const capture::SelectedKernel& k) {
+    return 100.0 * static_cast<double>(k.covered_ns) / static_cast<double>(sel->scope_ns);
+  };
+  double before_last = 0;
+  for (size_t i = 0; i + 1 < sel->kernels.size(); ++i) {
+    EXPECT_EQ(sel->kernels[i].mangled, all->kernels[i].mangled) << i;  // the top ones, in rank order
+    before_last += share(sel->kernels[i]);
+  }
+  ASSERT_LT(before_last, 90);
+  const auto& last = sel->kernels.back();
+  EXPECT_GE(before_last + share(last), 90);
+  EXPECT_GE(sel->deep_pct, 90);
+  std::set<std::string> taken;
+  for (const auto& k : sel->kernels) taken.insert(k.mangled);
+  int64_t passed_over = 0;
+  for (const auto& k : all->kernels) {
+    if (taken.count(k.mangled) != 0 || k.sampled || before_last + share(k) < 90) continue;
+    ++passed_over;
+    EXPECT_GE(k.profiled, last.profiled) << k.name;
+  }
+  EXPECT_GT(passed_over, 0);
+  EXPECT_EQ(last.profiled, 1);
+}
+
 }  // namespace
 }  // namespace kscope
