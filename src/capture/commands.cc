@@ -1,13 +1,14 @@
 #include "capture/commands.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "analysis/kernels/launch_flops.h"
 
 namespace kscope::capture {
 
 std::vector<std::string> NsysProfileArgv(const std::string& nsys, const NsysOptions& c, const std::string& out_base,
-                                         const std::vector<std::string>& workload) {
+                                         const std::vector<std::string>& workload, bool visible_only) {
   std::vector<std::string> a{nsys, "profile", "--trace=" + c.trace, "--sample=" + c.sample,
                              "--cuda-graph-trace=" + c.cuda_graph_trace};
   if (!c.capture_range.empty()) {
@@ -16,12 +17,18 @@ std::vector<std::string> NsysProfileArgv(const std::string& nsys, const NsysOpti
   if (!c.pytorch.empty()) a.push_back("--pytorch=" + c.pytorch);
   if (c.duration_s > 0) a.push_back("--duration=" + std::to_string(c.duration_s));
   if (c.gpu_metrics == "on") {
-    a.insert(a.end(), {"--gpu-metrics-devices=all", "--gpu-metrics-frequency=" + std::to_string(c.gpu_metrics_hz)});
+    a.insert(a.end(), {visible_only ? "--gpu-metrics-devices=cuda-visible" : "--gpu-metrics-devices=all",
+                       "--gpu-metrics-frequency=" + std::to_string(c.gpu_metrics_hz)});
   }
   a.insert(a.end(), {"-o", out_base, "--force-overwrite=true"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
   return a;
+}
+
+bool SeesSomeGpusOnly(const std::map<std::string, std::string>& env) {
+  if (env.count("CUDA_VISIBLE_DEVICES") != 0) return true;
+  return std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
 }
 
 std::map<std::string, std::string> NsysProfileEnv(const NsysOptions& c) {

@@ -11,9 +11,14 @@
 
 namespace kscope::capture {
 
-// nsys profile of the workload; the report is `out_base`.nsys-rep.
+// nsys profile of the workload; the report is `out_base`.nsys-rep. `visible_only`: the workload
+// sees some GPUs only (CUDA_VISIBLE_DEVICES), so nsys samples the GPU metrics of those alone:
+// sampling another GPU takes its profiling counters from whoever else profiles it (ncu there
+// fails with "a driver resource was unavailable").
 std::vector<std::string> NsysProfileArgv(const std::string& nsys, const NsysOptions& c, const std::string& out_base,
-                                         const std::vector<std::string>& workload);
+                                         const std::vector<std::string>& workload, bool visible_only = false);
+// Whether the workload, run with kscope's environment and `env` over it, sees some GPUs only.
+bool SeesSomeGpusOnly(const std::map<std::string, std::string>& env);
 // Environment the nsys run needs: with a capture range, nsys must match unregistered NVTX
 // strings (PyTorch's torch.cuda.nvtx.range_push), which it does only when told so.
 std::map<std::string, std::string> NsysProfileEnv(const NsysOptions& c);

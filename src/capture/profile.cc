@@ -74,7 +74,9 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
   const std::string base = (fs::path(c.profile.runs_dir) / "<run-id>").string();
   if (req.discovery_run == 0) {
     out_ << "# discovery\n"
-         << ShellQuote(NsysProfileArgv(tools_.nsys, c.nsys, base + "/nsys/discovery", req.workload)) << "\n";
+         << ShellQuote(NsysProfileArgv(tools_.nsys, c.nsys, base + "/nsys/discovery", req.workload,
+                                       SeesSomeGpusOnly(NsysProfileEnv(c.nsys))))
+         << "\n";
     for (const auto& [k, v] : NsysProfileEnv(c.nsys)) out_ << "#   with " << k << "=" << v << "\n";
     out_ << ShellQuote(NsysExportArgv(tools_.nsys, base + "/nsys/discovery.nsys-rep", base + "/nsys/discovery.sqlite"))
          << "\n# deep pass: the kernels are chosen from the discovery run (--discovery RUN shows them now)\n";

@@ -31,10 +31,10 @@ class Discovery {
     Progress progress(out_, tty_, "[1/3] nsys");
     const std::string base = (cap_.dir.nsys() / "discovery").string();
     ProcessSpec spec;
-    spec.argv = NsysProfileArgv(tools_.nsys, req_.config.nsys, base, cap_.workload);
     spec.env = NsysProfileEnv(req_.config.nsys);
     spec.env.insert(cap_.workload_env.begin(), cap_.workload_env.end());
     for (const auto& [k, v] : RunEnv(req_, workload_runs)) spec.env[k] = v;
+    spec.argv = NsysProfileArgv(tools_.nsys, req_.config.nsys, base, cap_.workload, SeesSomeGpusOnly(spec.env));
     spec.log_path = (cap_.dir.logs() / "nsys_profile.log").string();
     spec.timeout_s = req_.config.profile.nsys_timeout_s;
     spec.stop_signal = SIGINT;  // nsys ends collection and writes its report on SIGINT

@@ -90,8 +90,10 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.nsys.duration_s; }},
       {"nsys.gpu_metrics",
-       "on: nsys samples every GPU's metrics over the timeline (SM active, tensor active, DRAM bandwidth; "
-       "--gpu-metrics-devices=all), imported and shown per stage beside MFU; off where the GPU does not allow it "
+       "on: nsys samples the GPUs' metrics over the timeline (SM active, tensor active, DRAM bandwidth; "
+       "--gpu-metrics-devices=all, or cuda-visible where CUDA_VISIBLE_DEVICES is set, so that a GPU the workload does "
+       "not use keeps its counters for whoever else profiles it), imported and shown per stage beside MFU; off where "
+       "the GPU does not allow it "
        "(before Turing, or with profiling counters restricted: kscope doctor)",
        {"on", "off"},
        +[](Config& c) -> Ref { return &c.nsys.gpu_metrics; }},

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -349,6 +351,18 @@ TEST(Commands, NsysWithACaptureRange) {
   // PyTorch's ranges are unregistered strings, which nsys matches only when told so.
   EXPECT_EQ(capture::NsysProfileEnv(c).at("NSYS_NVTX_PROFILER_REGISTER_ONLY"), "0");
   EXPECT_TRUE(capture::NsysProfileEnv(config::NsysConfig{}).empty());
+}
+
+// A workload that sees some GPUs only gets their GPU metrics sampled alone: sampling the others
+// took the profiling counters of an ncu run on another GPU of the host (docs/gpu/issue22_zoo).
+TEST(Commands, NsysSamplesTheVisibleGpusOnlyWhereTheWorkloadSeesSome) {
+  const config::NsysConfig c;
+  const auto only = capture::NsysProfileArgv("nsys", c, "o", {"w"}, true);
+  EXPECT_NE(std::find(only.begin(), only.end(), "--gpu-metrics-devices=cuda-visible"), only.end());
+  EXPECT_EQ(std::find(only.begin(), only.end(), "--gpu-metrics-devices=all"), only.end());
+  EXPECT_TRUE(capture::SeesSomeGpusOnly({{"CUDA_VISIBLE_DEVICES", "1"}}));
+  const bool inherited = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
+  EXPECT_EQ(capture::SeesSomeGpusOnly({}), inherited);
 }
 
 }  // namespace
