@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "analysis/iterations/fit_advice.h"
 #include "analysis/kernels/ncu_kernel_sections.h"
 #include "analysis/kernels/roofline.h"
 #include "analysis/names/kernel_names.h"
@@ -45,6 +46,18 @@ Status KeepRank(store::Store& store, int64_t run_id, int64_t rank, std::vector<N
                  "profile that rank with profile.ncu_rank=" + std::to_string(rank)};
   }
   return Status::Ok();
+}
+
+// What the run's workload already does (its timeline's CUDA graphs and Triton kernels), so that
+// a kernel's advice does not ask for it.
+Result<analysis::WorkloadTraits> TraitsOf(store::Store& store, int64_t run_id) {
+  auto timeline = TimelineRun(store, run_id);
+  if (!timeline.ok()) return timeline.error();
+  auto nsys = analysis::LoadNsysEvents(store, *timeline);
+  if (!nsys.ok()) return nsys.error();
+  auto input = analysis::LoadIterationInput(store, *timeline, *nsys);
+  if (!input.ok()) return input.error();
+  return analysis::LoadWorkloadTraits(store, *nsys, *input);
 }
 
 Result<std::pair<std::vector<NcuLaunch>, std::vector<KernelGroup>>> Load(store::Store& store, int64_t run_id,
@@ -186,7 +199,10 @@ Result<std::vector<Table>> KernelDetailTables(store::Store& store, int64_t run_i
   const KernelRow* chosen = &rows[*index];
   const auto& g = *chosen->group;
   const auto names = analysis::IdentifyKernel(g.key.name);
-  const auto d = analysis::Diagnose(*chosen->first, thresholds);
+  auto traits = TraitsOf(store, run_id);
+  if (!traits.ok()) return traits.error();
+  auto d = analysis::Diagnose(*chosen->first, thresholds);
+  analysis::FitKernelAdvice(*traits, d);
   const auto roof = analysis::ComputeRoofline(*chosen->first);
   std::vector<Table> out;
 

@@ -11,6 +11,7 @@
 #include "analysis/kernels/ncu_launches.h"
 #include "analysis/names/kernel_names.h"
 #include "config/config.h"
+#include "report/kernel_reports.h"
 #include "zoo_support.h"
 
 namespace kscope {
@@ -83,6 +84,32 @@ TEST(AdviceFitZoo, AtlasSignalsCheckTheirPreconditions) {
     }
   }
   EXPECT_EQ(checked, 2);
+}
+
+// `kscope kernel` on a compiled run (gpt2_compile_train: torch.compile, 6705 Triton launches):
+// a launch-bound kernel's advice says the workload already uses torch.compile instead of
+// telling it to (issue 22: advice that contradicts the workload). Every profiled kernel's advice
+// is read; at least one is launch-bound.
+TEST(AdviceFitZoo, AKernelOfACompiledRunIsNotToldToUseTorchCompile) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, "gpt2_compile_train", {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  const config::Config defaults;
+  auto table = report::KernelsTable(store, run, defaults.classify);
+  ASSERT_TRUE(table.ok()) << table.error().Line();
+  int64_t launch_bound = 0;
+  for (size_t id = 0; id < table->rows.size(); ++id) {
+    auto detail = report::KernelDetailTables(store, run, std::to_string(id), defaults.classify);
+    ASSERT_TRUE(detail.ok()) << detail.error().Line();
+    for (const auto& row : detail->front().rows) {
+      const std::string field = std::get<std::string>(row[0]);
+      if (field == "Class" && std::get<std::string>(row[1]) == "launch") ++launch_bound;
+      if (!field.starts_with("Advice")) continue;
+      const std::string advice = std::get<std::string>(row[1]);
+      if (Has(advice, "torch.compile")) EXPECT_TRUE(Has(advice, "already uses torch.compile")) << advice;
+    }
+  }
+  EXPECT_GT(launch_bound, 0);
 }
 
 }  // namespace

@@ -45,7 +45,28 @@ std::string HostIdleFix(const WorkloadTraits& t) {
          "non_blocking copies) or move it out of the loop.";
 }
 
+// One line of a kernel's advice, rewritten where it asks for what the workload already does.
+std::string FitKernelLine(const WorkloadTraits& t, const std::string& line) {
+  if (t.replays_graphs() && line.find("CUDA graph") != std::string::npos) {
+    return fmt::format(
+        "the workload already replays CUDA graphs ({:.1f}% of kernel time in them): if this kernel runs outside "
+        "them, capture it into the graph as well",
+        t.graph_kernel_pct());
+  }
+  if (t.uses_torch_compile() && line.find("torch.compile") != std::string::npos) {
+    return fmt::format(
+        "the workload already uses torch.compile ({:.1f}% of kernel time in Triton kernels): fuse this kernel with "
+        "its neighbours where Inductor did not (a graph break, an op it leaves to a library), to pay the launch once",
+        t.triton_kernel_pct());
+  }
+  return line;
+}
+
 }  // namespace
+
+void FitKernelAdvice(const WorkloadTraits& traits, Diagnosis& d) {
+  for (std::string& line : d.advice) line = FitKernelLine(traits, line);
+}
 
 void FitAdvice(const WorkloadTraits& traits, std::vector<Finding>& findings) {
   if (!traits.replays_graphs() && !traits.uses_torch_compile()) return;
