@@ -144,6 +144,26 @@ TEST(RanksReport, TheStragglerIsJudgedOnTheSteadySteps) {
   }
 }
 
+// A rank's step times (the straggler's steps, the ranks table) and its own report's stages warm up
+// by one rule: each top-level stage's instances and steady instances, and their median wall time,
+// are those the rank's report (built from its selection of the run's events) gives the stage.
+TEST(RanksReport, EachRanksStageTimesAreThoseOfItsOwnReport) {
+  const report::RunReport r = DdpReport();
+  ASSERT_EQ(r.ranks.size(), 2U);
+  for (const auto& rank : r.ranks) {
+    ASSERT_FALSE(rank.stages.empty()) << rank.rank.rank;
+    for (const auto& t : rank.stages) {
+      const auto own = std::find_if(rank.gpu_stages.begin(), rank.gpu_stages.end(),
+                                    [&](const auto& s) { return s.depth == 0 && s.stage == t.stage; });
+      ASSERT_NE(own, rank.gpu_stages.end()) << t.stage;
+      EXPECT_EQ(t.instances, own->instances) << t.stage;
+      EXPECT_EQ(t.steady, own->steady) << t.stage;
+      EXPECT_LT(t.steady, t.instances) << t.stage;  // stages.warmup leaves each rank's first out
+      EXPECT_DOUBLE_EQ(t.median_wall_ns, own->median_wall_ns) << t.stage;
+    }
+  }
+}
+
 // The stage figures pool the ranks' instances: a note says so, and that the FLOPs are those ncu
 // measured on rank 0's GPU (its deep pass ran on GPU 0 alone).
 TEST(RanksReport, ANoteSaysHowStageFiguresTreatTheRanks) {

@@ -17,8 +17,9 @@
 
 namespace kscope::analysis {
 
-// A top-level stage as one rank ran it: the instances that launched the rank's kernels, and the
-// median wall time (start to the end of the last work launched inside) of those after warm-up.
+// A top-level stage as one rank ran it: the instances its process opened, and the median wall
+// time (start to the end of the last work launched inside) of those after its warm-up, by the
+// stages' own rule (SteadyState's `counted`: the process's first stages.warmup instances).
 struct RankStageTime {
   std::string stage;  // DisplayName
   int64_t instances = 0, steady = 0;
