@@ -1,7 +1,7 @@
 // The figures of a multi-GPU job per rank (each process that launched kernels, run_rank): its
-// kernel time split into compute and communication (analysis/names/communication.h), the
-// communication its compute does not hide, its collectives by kind, its steady step time per
-// top-level NVTX stage; and the straggler, the rank the others wait for at their collectives.
+// kernel time split into compute and communication (rank_kernels.h), the communication its
+// compute does not hide, its collectives by kind, its steady step time per top-level NVTX stage;
+// and the straggler, the rank the others wait for at their collectives.
 #pragma once
 
 #include <cstdint>
