@@ -100,11 +100,12 @@ Window WindowOf(const Selection& sel, const NcuPass* pass) {
   return {sel.filter_mode, sel.warmup, sel.launches};
 }
 
-// `kernel_id`: a pass that picks its launches by invocation number (--kernel-id) instead of
-// --kernel-name `filter`, and ends the workload after its last one.
+// `device`: the GPU ncu profiles (--devices; -1: none named). `kernel_id`: a pass that picks its
+// launches by invocation number (--kernel-id) instead of --kernel-name `filter`, and ends the
+// workload after its last one.
 std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                    const std::string& filter, const Window& w, const std::vector<std::string>& metrics,
-                                   const std::string& kernel_id = "") {
+                                   int64_t device, const std::string& kernel_id = "") {
   std::vector<std::string> a{ncu,
                              "--target-processes",
                              c.target_processes,
@@ -129,7 +130,7 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, 
     a.insert(a.end(), {"--metrics", list});
   }
   // One rank of a job under one nsys: ncu profiles the GPU that rank ran on.
-  if (sel.device >= 0) a.insert(a.end(), {"--devices", std::to_string(sel.device)});
+  if (device >= 0) a.insert(a.end(), {"--devices", std::to_string(device)});
   if (sel.communicator_peers > 0) {
     a.insert(a.end(),
              {"--communicator", "shmem", "--communicator-shmem-num-peers", std::to_string(sel.communicator_peers)});
@@ -142,8 +143,10 @@ std::vector<std::string> NcuCommon(const std::string& ncu, const NcuOptions& c, 
 
 std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                         const NcuPass& pass, const std::vector<std::string>& metrics,
-                                        const std::string& out_base, const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, pass.filter, WindowOf(sel, &pass), metrics, pass.kernel_id);
+                                        const std::string& out_base, const std::vector<std::string>& workload,
+                                        NcuDevice device) {
+  const int64_t gpu = device == NcuDevice::kSelections ? sel.device : -1;
+  auto a = NcuCommon(ncu, c, sel, pass.filter, WindowOf(sel, &pass), metrics, gpu, pass.kernel_id);
   if (pass.kill) a.insert(a.end(), {"--kill", "yes"});
   a.insert(a.end(), {"-o", out_base, "-f"});
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
@@ -154,7 +157,7 @@ std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions
 std::vector<std::string> NcuKernelArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                        const SelectedKernel& k, const std::vector<std::string>& metrics,
                                        const std::vector<std::string>& workload) {
-  auto a = NcuCommon(ncu, c, sel, k.filter, WindowOf(sel, nullptr), metrics);
+  auto a = NcuCommon(ncu, c, sel, k.filter, WindowOf(sel, nullptr), metrics, sel.device);
   a.insert(a.end(), c.extra_args.begin(), c.extra_args.end());
   a.insert(a.end(), workload.begin(), workload.end());
   return a;

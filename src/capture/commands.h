@@ -36,11 +36,16 @@ int64_t EstimatedPasses(const NcuOptions& c);
 // The metrics asked for on top of the sections: the FLOP counters (ncu.flops) and ncu.metrics,
 // before the check against what the installed ncu offers (tools/ncu_catalog.h).
 std::vector<std::string> NcuMetrics(const NcuOptions& c);
+// The GPU an ncu run is told to profile (--devices): the selection's (Selection::device, none
+// when it is -1), or none: the ncu that the rank gate starts inside the one rank it profiles
+// sees that rank alone, which profiles whichever GPU it uses.
+enum class NcuDevice { kSelections, kAny };
 // One deep pass: its kernels' union filter and launch window, NVTX-gated when the selection
-// is, the sections of the mode and `metrics`; the report is `out_base`.ncu-rep.
+// is, the sections of the mode and `metrics`, on `device`; the report is `out_base`.ncu-rep.
 std::vector<std::string> NcuProfileArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                         const NcuPass& pass, const std::vector<std::string>& metrics,
-                                        const std::string& out_base, const std::vector<std::string>& workload);
+                                        const std::string& out_base, const std::vector<std::string>& workload,
+                                        NcuDevice device = NcuDevice::kSelections);
 // The same filter for one selected kernel alone (printed for the user to reuse).
 std::vector<std::string> NcuKernelArgv(const std::string& ncu, const NcuOptions& c, const Selection& sel,
                                        const SelectedKernel& k, const std::vector<std::string>& metrics,

@@ -100,8 +100,6 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
   out_ << FormatSelection(*sel);
   const auto metrics = NcuMetrics(c.ncu);
   const bool gated = UsesRankGate(*sel, sel->replay.empty() ? c.ncu.replay : sel->replay, c.profile.ncu_rank_gate);
-  Selection any_gpu = *sel;
-  if (gated) any_gpu.device = -1;
   for (size_t p = 0; p < sel->passes.size(); ++p) {
     out_ << fmt::format("# deep pass {} of {}\n", p + 1, sel->passes.size());
     if (gated) {
@@ -109,9 +107,9 @@ Status ProfileSession::DryRun(const ProfileRequest& req) {
                   "# the job runs as it is; its rank {} executes itself again under this ncu "
                   "(profile.ncu_rank_gate):\n",
                   sel->rank)
-           << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, any_gpu, sel->passes[p], metrics,
+           << ShellQuote(NcuProfileArgv(tools_.ncu, c.ncu, *sel, sel->passes[p], metrics,
                                         fmt::format("{}/ncu/pass{}", base, p + 1),
-                                        {"<rank " + std::to_string(sel->rank) + ">"}))
+                                        {"<rank " + std::to_string(sel->rank) + ">"}, NcuDevice::kAny))
            << "\n"
            << ShellQuote(req.workload) << "\n";
       continue;

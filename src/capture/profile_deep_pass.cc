@@ -185,10 +185,9 @@ class NcuRuns {
   // environment; returns ncu's command, which the profiled rank runs itself under. ncu sees that
   // rank alone, so it is not told the rank's GPU (--devices): the rank profiles whichever it uses.
   Result<std::vector<std::string>> ThroughRankGate(size_t p, const std::string& base, ProcessSpec& spec) {
-    Selection any_gpu = sel_;
-    any_gpu.device = -1;
     const auto& cfg = req_.config;
-    std::vector<std::string> ncu = NcuProfileArgv(tools_.ncu, cfg.ncu, any_gpu, plan_[p], pre_.metrics, base, {});
+    std::vector<std::string> ncu =
+        NcuProfileArgv(tools_.ncu, cfg.ncu, sel_, plan_[p], pre_.metrics, base, {}, NcuDevice::kAny);
     const std::map<std::string, std::string> env = CurrentEnvironment();
     std::string pythonpath;
     if (auto it = spec.env.find("PYTHONPATH"); it != spec.env.end()) {

@@ -129,6 +129,39 @@ TEST_F(RankGateSession, AClosedGateRunsThePassOverTheWholeJob) {
       << screen_.str();
 }
 
+// A dry run prints each pass as the gate runs it: the ncu command the rank runs itself under,
+// without --devices, then the job's own command; the single kernels' commands keep the GPU.
+TEST_F(RankGateSession, ADryRunPrintsTheGatesNcuWithoutTheRanksGpu) {
+  capture::ProfileSession session(*store_, runner_, {"nsys", "ncu"}, screen_, false);
+  capture::ProfileRequest req;
+  req.discovery_run = discovery_;
+  req.workload = kJob;
+  req.config = config_;
+  req.dry_run = true;
+  ASSERT_TRUE(session.Run(req).ok());
+  EXPECT_TRUE(runner_.calls.empty());
+  std::istringstream lines(screen_.str());
+  std::string line;
+  int gated = 0, alone = 0;
+  bool after_gate = false, kernels_alone = false;
+  while (std::getline(lines, line)) {
+    if (after_gate) {
+      EXPECT_TRUE(line.starts_with("ncu ")) << line;
+      EXPECT_EQ(line.find(" --devices "), std::string::npos) << line;
+      EXPECT_NE(line.find(" '<rank 0>'"), std::string::npos) << line;
+      ++gated;
+    }
+    after_gate = line.find("executes itself again under this ncu") != std::string::npos;
+    if (kernels_alone && line.starts_with("ncu ")) {
+      EXPECT_NE(line.find(" --devices 0 "), std::string::npos) << line;
+      ++alone;
+    }
+    kernels_alone = kernels_alone || line == "# each kernel alone";
+  }
+  EXPECT_GT(gated, 0) << screen_.str();
+  EXPECT_GT(alone, 0) << screen_.str();
+}
+
 TEST_F(RankGateSession, TheGateCanBeTurnedOff) {
   auto c = config::LoadConfig("", {"profile.runs_dir=" + (dir_ / "runs").string(),
                                    "profile.cache_dir=" + (dir_ / "cache").string(), "profile.ncu_rank_gate=off"});

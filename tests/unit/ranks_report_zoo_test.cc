@@ -30,6 +30,46 @@ report::RunReport DdpReport() {
   return std::move(r).value();
 }
 
+// The collectives matched across the ranks by SQL over the export: the i-th of a kind on each
+// rank is one collective (the kind: the name's word after ncclDevKernel_); per rank (process
+// order), what its matched collectives waited for the last to arrive (the last start less its
+// own), how many were matched, and its `step` ranges.
+enum class Matched {
+  kAll,
+  // Those every rank launched inside one of its `step` ranges after its first (stages.warmup).
+  kInSteadySteps,
+};
+struct MatchedSql {
+  std::vector<int64_t> wait, steps;
+  int64_t matched = 0;
+};
+MatchedSql MatchedBySql(Matched which) {
+  auto db = Export();
+  auto q = db.Prepare(
+      "WITH st AS (SELECT globalTid >> 24 & 16777215 AS pid, start, end, "
+      "row_number() OVER (PARTITION BY globalTid >> 24 & 16777215 ORDER BY start) AS i FROM NVTX_EVENTS "
+      "WHERE text = 'step'), "
+      "c AS (SELECT k.globalPid AS g, k.start, substr(s.value, 15, instr(substr(s.value, 15), '_') - 1) AS kind, "
+      "EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME rt JOIN st ON st.pid = rt.globalTid >> 24 & 16777215 "
+      "WHERE rt.correlationId = k.correlationId AND rt.globalTid >> 24 = k.globalPid >> 24 AND st.i > 1 "
+      "AND rt.start BETWEEN st.start AND st.end) AS steady "
+      "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+      "WHERE s.value LIKE 'ncclDevKernel%'), "
+      "n AS (SELECT g, kind, start, steady, row_number() OVER (PARTITION BY g, kind ORDER BY start) AS i FROM c), "
+      "m AS (SELECT kind, i, max(start) AS last, count(*) AS ranks, min(steady) AS steady FROM n GROUP BY kind, i) "
+      "SELECT n.g, sum(m.last - n.start), count(*), (SELECT count(*) FROM st WHERE st.pid = n.g >> 24 & 16777215) "
+      "FROM n JOIN m USING (kind, i) WHERE m.ranks = 2 " +
+      std::string(which == Matched::kInSteadySteps ? "AND m.steady = 1 " : "") + "GROUP BY n.g ORDER BY n.g");
+  EXPECT_TRUE(q.ok());
+  MatchedSql out;
+  while (q.ok() && q->Step()) {
+    out.wait.push_back(q->Int(1));
+    out.matched = q->Int(2);
+    out.steps.push_back(q->Int(3));
+  }
+  return out;
+}
+
 TEST(RanksReport, EachRanksKernelTimesAreTheExportsByProcess) {
   const report::RunReport r = DdpReport();
   const auto kernels = testing::KernelsByProcess(testing::ZooFile("ddp_train", "discovery.sqlite"));
@@ -57,22 +97,9 @@ TEST(RanksReport, EachRanksKernelTimesAreTheExportsByProcess) {
 // rank's own, summed per rank, in SQL (the kind: the name's word after ncclDevKernel_).
 TEST(RanksReport, CollectiveWaitsAndTheStragglerAreTheExportsStartSkew) {
   const report::RunReport r = DdpReport();
-  auto db = Export();
-  auto q = db.Prepare(
-      "WITH c AS (SELECT k.globalPid AS g, k.start, substr(s.value, 15, instr(substr(s.value, 15), '_') - 1) AS kind "
-      "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
-      "WHERE s.value LIKE 'ncclDevKernel%'), "
-      "n AS (SELECT g, kind, start, row_number() OVER (PARTITION BY g, kind ORDER BY start) AS i FROM c), "
-      "m AS (SELECT kind, i, max(start) AS last, count(*) AS ranks FROM n GROUP BY kind, i) "
-      "SELECT n.g, sum(m.last - n.start), count(*) FROM n JOIN m USING (kind, i) WHERE m.ranks = 2 "
-      "GROUP BY n.g ORDER BY n.g");
-  ASSERT_TRUE(q.ok());
-  std::vector<int64_t> wait;
-  int64_t matched = 0;
-  while (q->Step()) {
-    wait.push_back(q->Int(1));
-    matched = q->Int(2);
-  }
+  const MatchedSql sql = MatchedBySql(Matched::kAll);
+  const std::vector<int64_t>& wait = sql.wait;
+  const int64_t matched = sql.matched;
   ASSERT_EQ(wait.size(), 2U);
   ASSERT_EQ(r.ranks.size(), 2U);
   EXPECT_EQ(r.ranks[0].collective_wait_ns, wait[0]);
@@ -98,29 +125,11 @@ TEST(RanksReport, CollectiveWaitsAndTheStragglerAreTheExportsStartSkew) {
 // the straggler's steady steps. The first step (NCCL's set-up, the first all-reduces) is left out.
 TEST(RanksReport, TheStragglerIsJudgedOnTheSteadySteps) {
   const report::RunReport r = DdpReport();
-  auto db = Export();
-  auto q = db.Prepare(
-      "WITH st AS (SELECT globalTid >> 24 & 16777215 AS pid, start, end, "
-      "row_number() OVER (PARTITION BY globalTid >> 24 & 16777215 ORDER BY start) AS i FROM NVTX_EVENTS "
-      "WHERE text = 'step'), "
-      "c AS (SELECT k.globalPid AS g, k.start, substr(s.value, 15, instr(substr(s.value, 15), '_') - 1) AS kind, "
-      "EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME rt JOIN st ON st.pid = rt.globalTid >> 24 & 16777215 "
-      "WHERE rt.correlationId = k.correlationId AND rt.globalTid >> 24 = k.globalPid >> 24 AND st.i > 1 "
-      "AND rt.start BETWEEN st.start AND st.end) AS steady "
-      "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
-      "WHERE s.value LIKE 'ncclDevKernel%'), "
-      "n AS (SELECT g, kind, start, steady, row_number() OVER (PARTITION BY g, kind ORDER BY start) AS i FROM c), "
-      "m AS (SELECT kind, i, max(start) AS last, count(*) AS ranks, min(steady) AS steady FROM n GROUP BY kind, i) "
-      "SELECT n.g, sum(m.last - n.start), count(*), (SELECT count(*) FROM st WHERE st.pid = n.g >> 24 & 16777215) "
-      "FROM n JOIN m USING (kind, i) WHERE m.ranks = 2 AND m.steady = 1 GROUP BY n.g ORDER BY n.g");
-  ASSERT_TRUE(q.ok());
-  std::vector<int64_t> wait, steps;
-  int64_t matched = 0;
-  while (q->Step()) {
-    wait.push_back(q->Int(1));
-    matched = q->Int(2);
-    steps.push_back(q->Int(3) - 1);
-  }
+  const MatchedSql sql = MatchedBySql(Matched::kInSteadySteps);
+  const std::vector<int64_t>& wait = sql.wait;
+  const int64_t matched = sql.matched;
+  std::vector<int64_t> steps;  // each rank's steady steps: all but its first
+  for (int64_t n : sql.steps) steps.push_back(n - 1);
   ASSERT_EQ(wait.size(), 2U);
   ASSERT_TRUE(r.straggler);
   const int64_t last = wait[0] < wait[1] ? 0 : 1;
@@ -141,6 +150,26 @@ TEST(RanksReport, TheStragglerIsJudgedOnTheSteadySteps) {
     const bool balanced = r.straggler->late_per_step_ns < 0.05 * static_cast<double>(st.median_wall_ns) &&
                           r.straggler->extra_compute_per_step_ns < 0.05 * static_cast<double>(st.median_wall_ns);
     EXPECT_EQ(r.straggler->advice.starts_with("the ranks are balanced"), balanced) << r.straggler->advice;
+  }
+}
+
+// A rank's step times (the straggler's steps, the ranks table) and its own report's stages warm up
+// by one rule: each top-level stage's instances and steady instances, and their median wall time,
+// are those the rank's report (built from its selection of the run's events) gives the stage.
+TEST(RanksReport, EachRanksStageTimesAreThoseOfItsOwnReport) {
+  const report::RunReport r = DdpReport();
+  ASSERT_EQ(r.ranks.size(), 2U);
+  for (const auto& rank : r.ranks) {
+    ASSERT_FALSE(rank.stages.empty()) << rank.rank.rank;
+    for (const auto& t : rank.stages) {
+      const auto own = std::find_if(rank.gpu_stages.begin(), rank.gpu_stages.end(),
+                                    [&](const auto& s) { return s.depth == 0 && s.stage == t.stage; });
+      ASSERT_NE(own, rank.gpu_stages.end()) << t.stage;
+      EXPECT_EQ(t.instances, own->instances) << t.stage;
+      EXPECT_EQ(t.steady, own->steady) << t.stage;
+      EXPECT_LT(t.steady, t.instances) << t.stage;  // stages.warmup leaves each rank's first out
+      EXPECT_DOUBLE_EQ(t.median_wall_ns, own->median_wall_ns) << t.stage;
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include "analysis/timeline/intervals.h"
 #include "analysis/timeline/kernel_totals.h"
 #include "analysis/timeline/nsys_events.h"
+#include "analysis/timeline/rank_kernels.h"
 #include "analysis/timeline/ranks.h"
 
 namespace kscope::analysis::atlas {
@@ -47,57 +48,25 @@ Result<RunKernels> LoadRunKernels(store::Store& store, int64_t run_id, const std
   return RunKernels{std::move(events).value(), std::move(ranks).value()};
 }
 
-// Each kernel name (string id) of the events: its communication kind, or nullopt for compute.
-Result<std::unordered_map<int64_t, std::optional<CommunicationKernel>>> KindsOf(store::Store& store,
-                                                                                const NsysEvents& events) {
+// The kernel names of the events, by string id.
+Result<std::unordered_map<int64_t, std::string>> NamesOf(store::Store& store, const NsysEvents& events) {
   std::vector<int64_t> ids(events.kernels.name.begin(), events.kernels.name.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  auto names = store.Strings(ids);
-  if (!names.ok()) return names.error();
-  std::unordered_map<int64_t, std::optional<CommunicationKernel>> out;
-  for (const auto& [id, name] : *names) out.emplace(id, CommunicationOf(name));
-  return out;
-}
-
-// One rank's kernels, split: the union of its compute kernels, its communication launches.
-struct RankKernels {
-  std::vector<TimeWindow> compute;
-  std::vector<std::pair<TimeWindow, CollectiveKind>> communication;
-};
-
-std::vector<RankKernels> SplitByRank(const RunKernels& run,
-                                     const std::unordered_map<int64_t, std::optional<CommunicationKernel>>& kinds) {
-  std::unordered_map<int64_t, size_t> of_pid;  // global pid -> index into run.ranks
-  for (size_t r = 0; r < run.ranks.size(); ++r) of_pid[run.ranks[r].global_pid] = r;
-  std::vector<RankKernels> out(run.ranks.size());
-  const auto& k = run.events.kernels;
-  for (size_t i = 0; i < k.start.size(); ++i) {
-    auto rank = of_pid.find(k.global_pid[i]);
-    if (rank == of_pid.end()) continue;
-    const TimeWindow w{k.start[i], k.end[i]};
-    auto kind = kinds.find(k.name[i]);
-    if (kind != kinds.end() && kind->second) {
-      out[rank->second].communication.emplace_back(w, kind->second->kind);
-    } else {
-      out[rank->second].compute.push_back(w);
-    }
-  }
-  return out;
+  return store.Strings(ids);
 }
 
 // Adds one rank's communication launches, each less its overlap with the rank's compute.
-void AddRank(RankKernels rank, int64_t run_id, const std::string& model, Tallies& tallies) {
-  const IntervalSet compute = MergeIntervals(std::move(rank.compute));
+void AddRank(const RankKernels& rank, int64_t run_id, const std::string& model, Tallies& tallies) {
+  const IntervalSet compute = ComputeUnion(rank);
   std::set<CollectiveKind> seen;
-  for (const auto& [w, kind] : rank.communication) {
-    KindTally& t = tallies[{model, kind}];
-    const int64_t ns = w.end - w.start;
+  for (const CommunicationLaunch& c : rank.communication) {
+    KindTally& t = tallies[{model, c.kind}];
     t.runs.insert(run_id);
     ++t.launches;
-    t.ns += ns;
-    t.exposed_ns += ns - OverlapNs(compute, w);
-    if (seen.insert(kind).second) ++t.ranks;
+    t.ns += c.ns();
+    t.exposed_ns += c.ns() - OverlapNs(compute, c.window);
+    if (seen.insert(c.kind).second) ++t.ranks;
   }
 }
 
@@ -130,9 +99,11 @@ Status AddCommunication(store::Store& store, const NsysFacts& facts, Atlas& atla
     if (!facts.communication_runs.contains(run.id)) continue;
     auto kernels = LoadRunKernels(store, run.id, atlas.rank);
     if (!kernels.ok()) return kernels.error();
-    auto kinds = KindsOf(store, kernels->events);
-    if (!kinds.ok()) return kinds.error();
-    for (RankKernels& rank : SplitByRank(*kernels, *kinds)) AddRank(std::move(rank), run.id, run.model, tallies);
+    auto names = NamesOf(store, kernels->events);
+    if (!names.ok()) return names.error();
+    for (const RankKernels& rank : SplitKernelsByRank(kernels->events, kernels->ranks, *names)) {
+      AddRank(rank, run.id, run.model, tallies);
+    }
   }
   atlas.communication = Rows(tallies, atlas);
   return Status::Ok();

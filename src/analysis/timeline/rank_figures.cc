@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "analysis/names/communication.h"
+#include "analysis/stages/stage_steady.h"
 #include "analysis/timeline/duration_stats.h"
 #include "analysis/timeline/intervals.h"
+#include "analysis/timeline/rank_kernels.h"
 
 namespace kscope::analysis {
 
@@ -16,37 +17,23 @@ namespace {
 
 bool IsStep(const Stage& s) { return s.depth == 0 && !s.torch_op && !s.library; }
 
-// The instances of `st` in which process `global_pid` launched kernels, in order.
-std::set<int32_t> RankInstances(const NsysEvents& e, int64_t global_pid, const Stage& st) {
-  std::set<int32_t> mine;
-  for (size_t i = 0; i < st.kernel_rows.size(); ++i) {
-    if (e.kernels.global_pid[static_cast<size_t>(st.kernel_rows[i])] == global_pid) mine.insert(st.kernel_instance[i]);
+// Per stage (as `stages` orders them): 1 for each of a top-level stage's instances after its
+// process's warm-up, by the stages' own rule (SteadyState's `counted`); empty for the others.
+std::vector<std::vector<char>> SteadyOfSteps(const std::vector<Stage>& stages, int64_t warmup) {
+  std::vector<std::vector<char>> out(stages.size());
+  for (size_t s = 0; s < stages.size(); ++s) {
+    if (IsStep(stages[s])) out[s] = SteadyState(stages[s], warmup).counted;
   }
-  return mine;
+  return out;
 }
 
-// A rank's instances after its warm-up: its first `warmup`, unless it has no more than that.
-std::set<int32_t> SteadyInstances(const std::set<int32_t>& mine, int64_t warmup) {
-  const int64_t skip = static_cast<int64_t>(mine.size()) > warmup ? warmup : 0;
-  std::set<int32_t> kept;
-  int64_t n = 0;
-  for (int32_t inst : mine) {
-    if (n++ >= skip) kept.insert(inst);
-  }
-  return kept;
-}
-
-// Per kernel row: 1 when `step` launched it in a steady instance of that kernel's rank (after
-// the rank's own warm-up instances).
-std::vector<char> SteadyStepRows(const NsysEvents& e, const std::vector<RunRank>& ranks, const Stage& step,
-                                 int64_t warmup) {
+// Per kernel row: 1 when `step` launched it in a steady instance (`counted`); an instance's
+// kernels are those of the process that opened it.
+std::vector<char> SteadyStepRows(const NsysEvents& e, const Stage& step, const std::vector<char>& counted) {
   std::vector<char> steady(e.kernels.start.size(), 0);
-  for (const RunRank& rank : ranks) {
-    const std::set<int32_t> kept = SteadyInstances(RankInstances(e, rank.global_pid, step), warmup);
-    for (size_t i = 0; i < step.kernel_rows.size(); ++i) {
-      const auto row = static_cast<size_t>(step.kernel_rows[i]);
-      if (e.kernels.global_pid[row] == rank.global_pid && kept.contains(step.kernel_instance[i])) steady[row] = 1;
-    }
+  for (size_t i = 0; i < step.kernel_rows.size(); ++i) {
+    if (counted[static_cast<size_t>(step.kernel_instance[i])] != 0)
+      steady[static_cast<size_t>(step.kernel_rows[i])] = 1;
   }
   return steady;
 }
@@ -60,20 +47,23 @@ const Stage* StepStage(const std::vector<Stage>& stages) {
   return step;
 }
 
-// Per top-level stage, the rank's instances (those that launched its kernels) after warm-up.
-std::vector<RankStageTime> StageTimes(const NsysEvents& e, int64_t global_pid, const std::vector<Stage>& stages,
-                                      int64_t warmup) {
+// Per top-level stage the rank opened: its instances, and the median wall time of those after
+// its warm-up (`steady`: SteadyOfSteps).
+std::vector<RankStageTime> StageTimes(int64_t global_pid, const std::vector<Stage>& stages,
+                                      const std::vector<std::vector<char>>& steady) {
   std::vector<RankStageTime> out;
-  for (const Stage& st : stages) {
-    if (!IsStep(st)) continue;
-    const std::set<int32_t> mine = RankInstances(e, global_pid, st);
-    if (mine.empty()) continue;
+  for (size_t s = 0; s < stages.size(); ++s) {
+    if (!IsStep(stages[s])) continue;
     RankStageTime t;
-    t.stage = DisplayName(st);
-    t.instances = static_cast<int64_t>(mine.size());
     std::vector<int64_t> walls;
-    for (int32_t inst : SteadyInstances(mine, warmup))
-      walls.push_back(st.instance_list[static_cast<size_t>(inst)].wall_ns());
+    for (size_t i = 0; i < stages[s].instance_list.size(); ++i) {
+      const StageInstance& in = stages[s].instance_list[i];
+      if (in.global_pid != global_pid) continue;
+      ++t.instances;
+      if (steady[s][i] != 0) walls.push_back(in.wall_ns());
+    }
+    if (t.instances == 0) continue;
+    t.stage = DisplayName(stages[s]);
     t.steady = static_cast<int64_t>(walls.size());
     t.median_wall_ns = ComputeStats(walls).median;
     out.push_back(std::move(t));
@@ -147,8 +137,9 @@ struct Skew {
   std::vector<int64_t> wait, steady_wait;  // per rank
 };
 
-// Per rank and collective kind: each collective's (start, kernel row).
-using CollectiveStarts = std::vector<std::map<CollectiveKind, std::vector<std::pair<int64_t, int64_t>>>>;
+// Per collective kind: each collective's (start, kernel row); CollectiveStarts: per rank.
+using KindStarts = std::map<CollectiveKind, std::vector<std::pair<int64_t, int64_t>>>;
+using CollectiveStarts = std::vector<KindStarts>;
 
 Skew MatchCollectives(CollectiveStarts& starts, const std::vector<char>& steady_rows) {
   const size_t n = starts.size();
@@ -230,61 +221,67 @@ Straggler ChooseStraggler(const RankAnalysis& out, const Skew& skew, const Stage
   return s;
 }
 
+// Adds the rank's compute kernels to `f`; returns their time in the steady steps (`steady_rows`).
+int64_t AddCompute(const RankKernels& k, const std::vector<char>& steady_rows, RankFigures& f) {
+  int64_t steady_ns = 0;
+  for (const KernelLaunch& c : k.compute) {
+    f.compute_ns += c.ns();
+    if (!steady_rows.empty() && steady_rows[static_cast<size_t>(c.row)] != 0) steady_ns += c.ns();
+  }
+  f.kernels += static_cast<int64_t>(k.compute.size());
+  f.kernel_ns += f.compute_ns;
+  return steady_ns;
+}
+
+// Adds the rank's communication kernels to `f`, its collectives by kind and the communication
+// its compute does not hide; returns each collective's start and row, by kind.
+KindStarts AddCommunication(const RankKernels& k, const CollectiveBytes& bytes, RankFigures& f) {
+  KindStarts starts;
+  std::map<CollectiveKind, RankCollective> kinds;
+  std::vector<TimeWindow> windows;
+  for (const CommunicationLaunch& c : k.communication) {
+    f.communication_ns += c.ns();
+    windows.push_back(c.window);
+    starts[c.kind].emplace_back(c.window.start, c.row);
+    RankCollective& kc = kinds[c.kind];
+    kc.kind = std::string(CollectiveKindName(c.kind));
+    ++kc.count;
+    kc.ns += c.ns();
+    if (auto b = bytes.find(c.row); b != bytes.end()) {
+      kc.bytes = kc.bytes.value_or(0) + b->second;
+      ++kc.sized;
+    }
+  }
+  f.kernels += static_cast<int64_t>(k.communication.size());
+  f.kernel_ns += f.communication_ns;
+  for (auto& [kind, c] : kinds) f.collectives.push_back(std::move(c));
+  f.exposed_communication_ns = TotalNs(Complement(ComputeUnion(k), MergeIntervals(std::move(windows))));
+  return starts;
+}
+
 }  // namespace
 
 RankAnalysis AnalyzeRanks(const NsysEvents& events, const std::vector<RunRank>& ranks,
                           const std::unordered_map<int64_t, std::string>& names, const std::vector<Stage>& stages,
                           int64_t warmup, const CollectiveBytes& bytes) {
   RankAnalysis out;
-  const auto& k = events.kernels;
-  std::map<int64_t, size_t> of_pid;  // global pid -> index into ranks
-  for (size_t r = 0; r < ranks.size(); ++r) of_pid[ranks[r].global_pid] = r;
-  std::unordered_map<int64_t, std::optional<CommunicationKernel>> comm_of;
-  for (const auto& [id, name] : names) comm_of[id] = CommunicationOf(name);
   const Stage* step = StepStage(stages);
+  const std::vector<std::vector<char>> steady = SteadyOfSteps(stages, warmup);
   const std::vector<char> steady_rows =
-      step != nullptr && ranks.size() > 1 ? SteadyStepRows(events, ranks, *step, warmup) : std::vector<char>{};
-
+      step != nullptr && ranks.size() > 1
+          ? SteadyStepRows(events, *step, steady[static_cast<size_t>(step - stages.data())])
+          : std::vector<char>{};
+  const std::vector<RankKernels> split = SplitKernelsByRank(events, ranks, names);
   const size_t n = ranks.size();
   out.ranks.resize(n);
-  std::vector<std::vector<TimeWindow>> compute(n), comm(n);
   std::vector<int64_t> steady_compute(n, 0);  // compute kernel time in the steady steps
   CollectiveStarts starts(n);
-  std::vector<std::map<CollectiveKind, RankCollective>> kinds(n);
-  for (size_t i = 0; i < k.start.size(); ++i) {
-    auto it = of_pid.find(k.global_pid[i]);
-    if (it == of_pid.end()) continue;
-    const size_t r = it->second;
-    RankFigures& f = out.ranks[r];
-    const int64_t d = k.end[i] - k.start[i];
-    ++f.kernels;
-    f.kernel_ns += d;
-    auto c = comm_of.find(k.name[i]);
-    if (c != comm_of.end() && c->second) {
-      f.communication_ns += d;
-      comm[r].push_back({k.start[i], k.end[i]});
-      starts[r][c->second->kind].emplace_back(k.start[i], static_cast<int64_t>(i));
-      RankCollective& kc = kinds[r][c->second->kind];
-      kc.kind = std::string(CollectiveKindName(c->second->kind));
-      ++kc.count;
-      kc.ns += d;
-      if (auto b = bytes.find(static_cast<int64_t>(i)); b != bytes.end()) {
-        kc.bytes = kc.bytes.value_or(0) + b->second;
-        ++kc.sized;
-      }
-    } else {
-      f.compute_ns += d;
-      compute[r].push_back({k.start[i], k.end[i]});
-      if (!steady_rows.empty() && steady_rows[i] != 0) steady_compute[r] += d;
-    }
-  }
   for (size_t r = 0; r < n; ++r) {
     RankFigures& f = out.ranks[r];
     f.rank = ranks[r];
-    f.exposed_communication_ns =
-        TotalNs(Complement(MergeIntervals(std::move(compute[r])), MergeIntervals(std::move(comm[r]))));
-    for (auto& [kind, c] : kinds[r]) f.collectives.push_back(std::move(c));
-    f.stages = StageTimes(events, ranks[r].global_pid, stages, warmup);
+    steady_compute[r] = AddCompute(split[r], steady_rows, f);
+    starts[r] = AddCommunication(split[r], bytes, f);
+    f.stages = StageTimes(ranks[r].global_pid, stages, steady);
   }
   if (n < 2) return out;
   const Skew skew = MatchCollectives(starts, steady_rows);

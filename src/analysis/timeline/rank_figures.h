@@ -1,7 +1,7 @@
 // The figures of a multi-GPU job per rank (each process that launched kernels, run_rank): its
-// kernel time split into compute and communication (analysis/names/communication.h), the
-// communication its compute does not hide, its collectives by kind, its steady step time per
-// top-level NVTX stage; and the straggler, the rank the others wait for at their collectives.
+// kernel time split into compute and communication (rank_kernels.h), the communication its
+// compute does not hide, its collectives by kind, its steady step time per top-level NVTX stage;
+// and the straggler, the rank the others wait for at their collectives.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +17,9 @@
 
 namespace kscope::analysis {
 
-// A top-level stage as one rank ran it: the instances that launched the rank's kernels, and the
-// median wall time (start to the end of the last work launched inside) of those after warm-up.
+// A top-level stage as one rank ran it: the instances its process opened, and the median wall
+// time (start to the end of the last work launched inside) of those after its warm-up, by the
+// stages' own rule (SteadyState's `counted`: the process's first stages.warmup instances).
 struct RankStageTime {
   std::string stage;  // DisplayName
   int64_t instances = 0, steady = 0;
