@@ -4,6 +4,7 @@
 // register use is by design).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "analysis/atlas/atlas.h"
@@ -110,6 +111,45 @@ TEST(AdviceFitZoo, AKernelOfACompiledRunIsNotToldToUseTorchCompile) {
     }
   }
   EXPECT_GT(launch_bound, 0);
+}
+
+// `kscope kernel` on the CUDA-graph loop profiled with the defaults (graph_replay_profiled):
+// cuBLAS's xmma GEMMs and PyTorch's CUTLASS attention, latency-bound with their occupancy
+// limited by registers, are not told to raise occupancy, cut registers or add ILP (their code is
+// the library's); their advice is about what the library is asked. Issue 22: warp-specialized
+// vendor kernels got register advice.
+TEST(AdviceFitZoo, AVendorKernelIsNotToldToTuneItsRegisters) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, "graph_replay_profiled", {"default_profile_raw.csv"});
+  ASSERT_GT(run, 0);
+  const config::Config defaults;
+  auto table = report::KernelsTable(store, run, defaults.classify);
+  ASSERT_TRUE(table.ok()) << table.error().Line();
+  int64_t vendor_latency = 0, own_latency = 0;
+  for (size_t id = 0; id < table->rows.size(); ++id) {
+    auto detail = report::KernelDetailTables(store, run, std::to_string(id), defaults.classify);
+    ASSERT_TRUE(detail.ok()) << detail.error().Line();
+    std::map<std::string, std::string> fields;
+    std::vector<std::string> advice;
+    for (const auto& row : detail->front().rows) {
+      const std::string field = std::get<std::string>(row[0]);
+      if (const auto* text = std::get_if<std::string>(&row[1])) {
+        fields[field] = *text;
+        if (field.starts_with("Advice")) advice.push_back(*text);
+      }
+    }
+    if (fields["Class"] != "latency/occupancy") continue;
+    const bool vendor = fields["Library"] == "cuBLAS" || fields["Library"] == "CUTLASS" ||
+                        fields["Library"] == "cuDNN" || fields["Library"] == "FlashAttention";
+    ++(vendor ? vendor_latency : own_latency);
+    bool tune = false;
+    for (const auto& a : advice) {
+      tune = tune || Has(a, "raise occupancy") || Has(a, "(ILP)") || Has(a, "launch_bounds") || Has(a, "maxrregcount");
+    }
+    EXPECT_NE(tune, vendor) << fields["Name"] << " (" << fields["Library"] << ")";
+  }
+  EXPECT_GE(vendor_latency, 2);  // the xmma GEMM and the CUTLASS attention
+  EXPECT_GE(own_latency, 1);     // ATen's layer norm keeps the tuning advice
 }
 
 }  // namespace

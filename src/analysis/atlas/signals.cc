@@ -53,18 +53,6 @@ struct SignalsTally::Family {
   std::vector<double> waves;  // launch__waves_per_multiprocessor of its profiled launches
 };
 
-namespace {
-
-// Vendor GEMM, convolution and attention kernels (cuBLAS, CUTLASS, cuDNN, FlashAttention) hold
-// many registers per thread by design (warp-specialized, one CTA per SM): their low occupancy
-// is not register pressure that __launch_bounds__ or -maxrregcount could fix.
-bool RegistersByDesign(KernelLibrary library) {
-  return library == KernelLibrary::kCublas || library == KernelLibrary::kCutlass || library == KernelLibrary::kCudnn ||
-         library == KernelLibrary::kFlashAttention;
-}
-
-}  // namespace
-
 void SignalsTally::Add(const ProfiledLaunch& l) {
   Family* found = by_name_.Find(l.name_index);
   if (found == nullptr) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "analysis/names/kernel_names.h"
+
 namespace kscope::analysis {
 
 namespace {
@@ -107,7 +109,27 @@ void Memory(Diagnosis& d, double mem, const ClassifyThresholds& t) {
               "for decode-like GEMV shapes, batch more tokens per weight read"};
 }
 
-void Latency(Diagnosis& d, double sm, double mem, const ClassifyThresholds& t) {
+// A vendor kernel (RegistersByDesign) waits as its library wrote it: its registers, block size
+// and instruction schedule are not the user's to tune. What the user controls is what the
+// library is asked: the shapes, the precision, and the work per call.
+void LibraryLatency(Diagnosis& d, bool low_occupancy) {
+  const Evidence& e = d.evidence;
+  if (low_occupancy) {
+    d.advice.push_back("its occupancy (limited by " +
+                       (e.occupancy_limiter.empty() ? "its design" : e.occupancy_limiter) +
+                       ") is the library's choice for this shape, not register pressure to tune: its code is not "
+                       "yours to change");
+  }
+  d.advice.emplace_back(
+      "ask the library for more work or an easier shape: batch more rows per call, pad dimensions to multiples of "
+      "64, use BF16/TF32 so that a tensor-core kernel serves it");
+  if (e.waves && *e.waves < 1) {
+    d.advice.emplace_back("the grid is less than one wave: the problem is too small to fill the GPU; batch calls");
+  }
+  d.advice.emplace_back("overlap this kernel with others (streams) if it cannot be made to fill the GPU");
+}
+
+void Latency(Diagnosis& d, double sm, double mem, const ClassifyThresholds& t, bool library_kernel) {
   const Evidence& e = d.evidence;
   const std::string occupancy = e.achieved_occupancy_pct ? "achieved occupancy " + Pct(e.achieved_occupancy_pct)
                                 : e.theoretical_occupancy_pct
@@ -121,6 +143,10 @@ void Latency(Diagnosis& d, double sm, double mem, const ClassifyThresholds& t) {
   }
   if (!e.top_stalls.empty()) d.basis.push_back(StallMetrics(e.stall_form));
   const std::optional<double> occ = e.achieved_occupancy_pct ? e.achieved_occupancy_pct : e.theoretical_occupancy_pct;
+  if (library_kernel) {
+    LibraryLatency(d, occ && *occ < t.low_occupancy_pct);
+    return;
+  }
   if (occ && *occ < t.low_occupancy_pct && !e.occupancy_limiter.empty()) {
     d.advice.push_back("raise occupancy: it is limited by " + e.occupancy_limiter +
                        " (reduce its use per block, or change the block size)");
@@ -202,7 +228,7 @@ Diagnosis Diagnose(const NcuLaunch& l, const ClassifyThresholds& t) {
     case Bottleneck::kOnChip:
     case Bottleneck::kCache: Memory(d, mem, t); break;
     case Bottleneck::kLatency:
-    case Bottleneck::kUnknown: Latency(d, sm, mem, t); break;
+    case Bottleneck::kUnknown: Latency(d, sm, mem, t, RegistersByDesign(IdentifyKernel(l.key.name).library)); break;
   }
   NearRoof(d, sm, t);
   std::sort(d.basis.begin(), d.basis.end());

@@ -21,6 +21,11 @@ KernelFamily GenericFamily(const KernelNameParts& parts) {
 
 }  // namespace
 
+bool RegistersByDesign(KernelLibrary library) {
+  return library == KernelLibrary::kCublas || library == KernelLibrary::kCutlass || library == KernelLibrary::kCudnn ||
+         library == KernelLibrary::kFlashAttention;
+}
+
 std::string_view LibraryName(KernelLibrary library) {
   switch (library) {
     case KernelLibrary::kCublas: return "cuBLAS";

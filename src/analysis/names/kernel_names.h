@@ -27,6 +27,10 @@ namespace kscope::analysis {
 
 enum class KernelLibrary { kCublas, kCutlass, kCudnn, kFlashAttention, kTriton, kAten, kNccl, kCub, kUser };
 std::string_view LibraryName(KernelLibrary library);
+// Vendor GEMM, convolution and attention kernels (cuBLAS, CUTLASS, cuDNN, FlashAttention) hold
+// many registers per thread by design (warp-specialized, one CTA per SM): their occupancy is the
+// library's choice, not register pressure that __launch_bounds__ or -maxrregcount could fix.
+bool RegistersByDesign(KernelLibrary library);
 
 struct KernelFeature {
   std::string key;
