@@ -49,10 +49,13 @@ struct NsysOptions {
 };
 
 struct SelectionOptions {
-  double coverage_pct = 90;         // select top kernels until they cover this share of kernel time
-  double budget_s = 600;            // ... while the estimated ncu time stays within this (0: no limit)
-  double pass_s = 0.036;            // estimated seconds of one ncu replay pass of one launch
-  int64_t top = 0;                  // ... and at most this many kernels (0: no cap)
+  double coverage_pct = 90;  // select top kernels until they cover this share of kernel time
+  double budget_s = 600;     // ... while the estimated ncu time stays within this (0: no limit)
+  double pass_s = 0.036;     // estimated seconds of one ncu replay pass of one launch
+  int64_t top = 0;           // ... and at most this many kernels (0: no cap)
+  // The kernel that completes the coverage: cheapest, the one with the fewest launches to profile
+  // among those whose time alone completes it; next, the next kernel by time.
+  std::string last_kernel = "cheapest";
   std::string stage;                // NVTX range: select among kernels launched inside it, gate ncu on it
   int64_t warmup = 1;               // launches of each launch configuration skipped before the profiled ones
   int64_t launches = 1;             // launches of each launch configuration to profile

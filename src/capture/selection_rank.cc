@@ -221,7 +221,7 @@ Cover CoverKernels(const std::vector<SelectedKernel>& ranked, const RunColumns& 
       continue;
     }
     // The last kernel the target needs: the cheapest that reaches it.
-    const size_t take = !targeted && deep_ns + ranked[i].covered_ns >= target_ns
+    const size_t take = !targeted && cfg.last_kernel == "cheapest" && deep_ns + ranked[i].covered_ns >= target_ns
                             ? CheapestToComplete(ranked, run, groups, i, target_ns - deep_ns)
                             : i;
     c.visited.push_back(take);

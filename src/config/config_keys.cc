@@ -123,6 +123,11 @@ const std::vector<Key>& Keys() {
        "at most this many kernels (0: no cap)",
        {},
        +[](Config& c) -> Ref { return &c.selection.top; }},
+      {"selection.last_kernel",
+       "the kernel that completes the coverage: cheapest, the one with the fewest launches to profile among those "
+       "whose time alone completes it; next, the next kernel by time",
+       {"cheapest", "next"},
+       +[](Config& c) -> Ref { return &c.selection.last_kernel; }},
       {"selection.stage",
        "NVTX range: select among its kernels and gate ncu on it; empty: the whole run",
        {},
