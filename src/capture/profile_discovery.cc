@@ -128,10 +128,27 @@ class Discovery {
     if (!imported.ok()) return imported.error();
     exp_progress.Done(fmt::format("{} rows imported", imported->front().rows_read));
     RecordWorkloadTime(sqlite);
+    NoteMissingGpuMetrics(sqlite);
     return Status::Ok();
   }
 
  private:
+  // nsys was asked for GPU metrics and its export has none: it records none when another
+  // profiler holds the GPU's counters (ncu, DCGM, a kscope profile of another GPU of the node
+  // sampling every GPU) or the GPU does not allow it, and says nothing of it.
+  void NoteMissingGpuMetrics(const std::string& sqlite) {
+    if (req_.config.nsys.gpu_metrics != "on") return;
+    auto db = sql::Db::Open(sqlite, sql::OpenMode::kReadOnly);
+    if (!db.ok()) return;
+    auto q = db->Prepare("SELECT count(*) FROM sqlite_master WHERE name = 'GPU_METRICS'");
+    if (!q.ok() || !q->Step() || q->Int(0) != 0) return;
+    cap_.Note(
+        "nsys sampled no GPU metrics (nsys.gpu_metrics=on), so no stage or iteration shows the sampled SM, tensor "
+        "and DRAM activity: another profiler held the GPU's counters (ncu, DCGM, an nsys sampling every GPU of the "
+        "node) or the GPU does not allow it (kscope doctor)",
+        out_);
+  }
+
   // The workload's wall time under nsys (its session's duration), which every ncu run repeats:
   // for the selection's estimate of the ncu time (selection.workload_s).
   void RecordWorkloadTime(const std::string& sqlite) {

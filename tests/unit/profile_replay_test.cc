@@ -146,6 +146,30 @@ TEST_F(ProfileReplay, RecordedLlamaRunLandsAsOneCompleteRun) {
   EXPECT_EQ(table->rows.size(), 58U);  // distinct kernel name and shape pairs among the 168 launches
 }
 
+// The recorded discovery export has no GPU_METRICS table (its nsys run sampled none): with
+// nsys.gpu_metrics=on the run says so, in its manifest and on the screen, and not when it is off.
+bool NotesNoGpuMetrics(const fs::path& root) {
+  const auto m = nlohmann::json::parse(testing::ReadFile((root / "manifest.json").string()));
+  for (const auto& n : m["notes"]) {
+    if (n.get<std::string>().starts_with("nsys sampled no GPU metrics")) return true;
+  }
+  return false;
+}
+
+TEST_F(ProfileReplay, ADiscoveryWithoutGpuMetricsSaysSo) {
+  auto r = Profile();
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  EXPECT_TRUE(NotesNoGpuMetrics(dir_ / "runs" / std::to_string(r->run_id))) << screen_.str();
+  EXPECT_NE(screen_.str().find("note: nsys sampled no GPU metrics"), std::string::npos);
+}
+
+TEST_F(ProfileReplay, NoGpuMetricsAskedNoneMissed) {
+  config_.nsys.gpu_metrics = "off";
+  auto r = Profile();
+  ASSERT_TRUE(r.ok()) << r.error().Line();
+  EXPECT_FALSE(NotesNoGpuMetrics(dir_ / "runs" / std::to_string(r->run_id)));
+}
+
 TEST_F(ProfileReplay, KernelFilterThatMatchesNothingNamesTheClosestKernels) {
   runner_.replies["ncu profile"] = testing::Prints(kRec + "ncu_nokernel.out");
   runner_.replies["ncu profile"].writes_report = false;
