@@ -4,8 +4,8 @@
 #   zoo/run_zoo.sh KSCOPE OUT [MODEL...]
 # KSCOPE: the kscope binary; OUT: a folder for the results (made if missing); MODEL: names of
 # zoo/models/*.py (default: all). For each model: `kscope profile --config zoo/models/M.yaml`
-# (its model description for the model-FLOPs lines; the profile itself runs with the
-# defaults), `kscope report`, and ncu's own raw page of the deep pass's report (the reference
+# (its model description for the model-FLOPs lines, where the model has one; the profile
+# itself runs with the defaults), `kscope report`, and ncu's own raw page of the deep pass's report (the reference
 # the native .ncu-rep reader is tested against). Into OUT/M/: the discovery export (OS
 # runtime tables dropped), the ncu report and its raw page, manifest.json and report.json,
 # compressed with zstd where zstd is installed (else xz); OUT/zoo.db is the store and
@@ -18,7 +18,7 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 models=("$@")
 [ ${#models[@]} -eq 0 ] && models=(decoder_infer encoder_bert vit_infer moe_decoder decoder_train resnet_train
-  gpt2_compile_train gpt2_infer)
+  gpt2_compile_train gpt2_infer encdec_infer graph_replay no_nvtx_infer no_nvtx_train)
 mkdir -p "$OUT"
 DB=$OUT/zoo.db
 RUNS=$OUT/runs
@@ -29,15 +29,17 @@ pack() {  # pack FILE: FILE.zst (or .xz), the original removed
 now() { date +%s.%N; }
 secs() { python3 -c 'import sys; print(f"{float(sys.argv[2]) - float(sys.argv[1]):.1f}")' "$1" "$2"; }
 for m in "${models[@]}"; do
+  config=()
+  [ -f "$here/models/$m.yaml" ] && config=(--config "$here/models/$m.yaml")
   t0=$(now)
-  "$K" --db "$DB" profile --config "$here/models/$m.yaml" "profile.runs_dir=$RUNS" --label "$m" --tag zoo=1 \
+  "$K" --db "$DB" profile "${config[@]}" "profile.runs_dir=$RUNS" --label "$m" --tag zoo=1 \
     -- python3 "$here/models/$m.py" >"$OUT/$m.profile.log" 2>&1
   rc=$?
   t1=$(now)
   run=$(python3 -c 'import sqlite3, sys
 print(sqlite3.connect(sys.argv[1]).execute("SELECT max(id) FROM run WHERE label = ?", (sys.argv[2],)).fetchone()[0])' \
     "$DB" "$m")
-  "$K" --db "$DB" --config "$here/models/$m.yaml" report "$run" --out "$OUT/$m" >"$OUT/$m.report.txt" 2>&1
+  "$K" --db "$DB" "${config[@]}" report "$run" --out "$OUT/$m" >"$OUT/$m.report.txt" 2>&1
   t2=$(now)
   dir=$RUNS/$run
   mkdir -p "$OUT/$m"
