@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
 #include "analysis/atlas/atlas.h"
 #include "analysis/kernels/bottleneck.h"
@@ -87,27 +88,47 @@ TEST(AdviceFitZoo, AtlasSignalsCheckTheirPreconditions) {
   EXPECT_EQ(checked, 2);
 }
 
+// What `kscope kernel` says of each profiled kernel of a zoo model's recorded deep pass: its
+// text fields by name, and its advice lines in order.
+struct KernelSays {
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> advice;
+};
+std::vector<KernelSays> EveryKernelSays(const std::string& model) {
+  auto store = NewStore();
+  const int64_t run = testing::ImportZoo(store, model, {"default_profile_raw.csv"});
+  EXPECT_GT(run, 0);
+  const config::Config defaults;
+  auto table = report::KernelsTable(store, run, defaults.classify);
+  EXPECT_TRUE(table.ok()) << table.error().Line();
+  std::vector<KernelSays> out;
+  for (size_t id = 0; table.ok() && id < table->rows.size(); ++id) {
+    auto detail = report::KernelDetailTables(store, run, std::to_string(id), defaults.classify);
+    EXPECT_TRUE(detail.ok()) << detail.error().Line();
+    if (!detail.ok()) continue;
+    KernelSays k;
+    for (const auto& row : detail->front().rows) {
+      const std::string field = std::get<std::string>(row[0]);
+      if (const auto* text = std::get_if<std::string>(&row[1])) {
+        k.fields[field] = *text;
+        if (field.starts_with("Advice")) k.advice.push_back(*text);
+      }
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 // `kscope kernel` on a compiled run (gpt2_compile_train: torch.compile, 6705 Triton launches):
 // a launch-bound kernel's advice says the workload already uses torch.compile instead of
 // telling it to (issue 22: advice that contradicts the workload). Every profiled kernel's advice
 // is read; at least one is launch-bound.
 TEST(AdviceFitZoo, AKernelOfACompiledRunIsNotToldToUseTorchCompile) {
-  auto store = NewStore();
-  const int64_t run = testing::ImportZoo(store, "gpt2_compile_train", {"default_profile_raw.csv"});
-  ASSERT_GT(run, 0);
-  const config::Config defaults;
-  auto table = report::KernelsTable(store, run, defaults.classify);
-  ASSERT_TRUE(table.ok()) << table.error().Line();
   int64_t launch_bound = 0;
-  for (size_t id = 0; id < table->rows.size(); ++id) {
-    auto detail = report::KernelDetailTables(store, run, std::to_string(id), defaults.classify);
-    ASSERT_TRUE(detail.ok()) << detail.error().Line();
-    for (const auto& row : detail->front().rows) {
-      const std::string field = std::get<std::string>(row[0]);
-      if (field == "Class" && std::get<std::string>(row[1]) == "launch") ++launch_bound;
-      if (!field.starts_with("Advice")) continue;
-      const std::string advice = std::get<std::string>(row[1]);
-      if (Has(advice, "torch.compile")) EXPECT_TRUE(Has(advice, "already uses torch.compile")) << advice;
+  for (auto& k : EveryKernelSays("gpt2_compile_train")) {
+    if (k.fields["Class"] == "launch") ++launch_bound;
+    for (const auto& a : k.advice) {
+      if (Has(a, "torch.compile")) EXPECT_TRUE(Has(a, "already uses torch.compile")) << a;
     }
   }
   EXPECT_GT(launch_bound, 0);
@@ -119,34 +140,18 @@ TEST(AdviceFitZoo, AKernelOfACompiledRunIsNotToldToUseTorchCompile) {
 // the library's); their advice is about what the library is asked. Issue 22: warp-specialized
 // vendor kernels got register advice.
 TEST(AdviceFitZoo, AVendorKernelIsNotToldToTuneItsRegisters) {
-  auto store = NewStore();
-  const int64_t run = testing::ImportZoo(store, "graph_replay_profiled", {"default_profile_raw.csv"});
-  ASSERT_GT(run, 0);
-  const config::Config defaults;
-  auto table = report::KernelsTable(store, run, defaults.classify);
-  ASSERT_TRUE(table.ok()) << table.error().Line();
   int64_t vendor_latency = 0, own_latency = 0;
-  for (size_t id = 0; id < table->rows.size(); ++id) {
-    auto detail = report::KernelDetailTables(store, run, std::to_string(id), defaults.classify);
-    ASSERT_TRUE(detail.ok()) << detail.error().Line();
-    std::map<std::string, std::string> fields;
-    std::vector<std::string> advice;
-    for (const auto& row : detail->front().rows) {
-      const std::string field = std::get<std::string>(row[0]);
-      if (const auto* text = std::get_if<std::string>(&row[1])) {
-        fields[field] = *text;
-        if (field.starts_with("Advice")) advice.push_back(*text);
-      }
-    }
-    if (fields["Class"] != "latency/occupancy") continue;
-    const bool vendor = fields["Library"] == "cuBLAS" || fields["Library"] == "CUTLASS" ||
-                        fields["Library"] == "cuDNN" || fields["Library"] == "FlashAttention";
+  for (auto& k : EveryKernelSays("graph_replay_profiled")) {
+    if (k.fields["Class"] != "latency/occupancy") continue;
+    const std::string& library = k.fields["Library"];
+    const bool vendor =
+        library == "cuBLAS" || library == "CUTLASS" || library == "cuDNN" || library == "FlashAttention";
     ++(vendor ? vendor_latency : own_latency);
     bool tune = false;
-    for (const auto& a : advice) {
+    for (const auto& a : k.advice) {
       tune = tune || Has(a, "raise occupancy") || Has(a, "(ILP)") || Has(a, "launch_bounds") || Has(a, "maxrregcount");
     }
-    EXPECT_NE(tune, vendor) << fields["Name"] << " (" << fields["Library"] << ")";
+    EXPECT_NE(tune, vendor) << k.fields["Name"] << " (" << library << ")";
   }
   EXPECT_GE(vendor_latency, 2);  // the xmma GEMM and the CUTLASS attention
   EXPECT_GE(own_latency, 1);     // ATen's layer norm keeps the tuning advice
