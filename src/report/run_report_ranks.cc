@@ -67,24 +67,30 @@ RankPart Condensed(analysis::RankFigures figures, const RunReport& own) {
 using StageKey = std::pair<std::string, std::string>;  // name, style
 struct GpuTime {
   int64_t busy_ns = 0, window_ns = 0;
+  double ops = 0;  // GPU operations (kernels, copies, sets) started in the windows
 };
 void AddGpuTime(const RunReport& own, std::map<StageKey, GpuTime>& total) {
   for (const StagePart& s : own.stages) {
     GpuTime& t = total[{s.name, s.style}];
+    const int64_t window_ns = analysis::TotalNs(analysis::MergeIntervals(s.steady.windows));
     t.busy_ns += s.gpu_busy_ns;
-    t.window_ns += analysis::TotalNs(analysis::MergeIntervals(s.steady.windows));
+    t.window_ns += window_ns;
+    t.ops += s.launches_per_s * static_cast<double>(window_ns) * 1e-9;
   }
 }
 
-// A stage row's GPU busy in a job of several ranks is per GPU: its ranks' busy time over their
-// windows' time. The union over the GPUs would count one GPU's idle time as busy while another
-// works (tp_infer's generate: 96.5% against 47.6% and 56.6% on its ranks).
-void BusyPerGpu(const std::map<StageKey, GpuTime>& total, RunReport& out) {
+// A stage row's GPU busy and launch rate in a job of several ranks are per GPU: its ranks' busy
+// time and GPU operations over their windows' time. The union over the GPUs would count one
+// GPU's idle time as busy while another works (tp_infer's generate: 96.5% against 47.6% and
+// 56.6% on its ranks), and every GPU's launches as one GPU's.
+void PerGpu(const std::map<StageKey, GpuTime>& total, RunReport& out) {
   for (StagePart& s : out.stages) {
     auto it = total.find({s.name, s.style});
     if (it == total.end() || it->second.window_ns <= 0) continue;
+    const auto window_ns = static_cast<double>(it->second.window_ns);
     s.gpu_busy_ns = it->second.busy_ns;
-    s.gpu_busy_pct = 100.0 * static_cast<double>(it->second.busy_ns) / static_cast<double>(it->second.window_ns);
+    s.gpu_busy_pct = 100.0 * static_cast<double>(it->second.busy_ns) / window_ns;
+    s.launches_per_s = it->second.ops * 1e9 / window_ns;
   }
 }
 
@@ -146,7 +152,9 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
   auto figures = analysis::AnalyzeRanks(in.nsys, ranks, *names, *stages, in.config.stages.warmup, *bytes);
   out.notes.push_back(fmt::format(
       "{} ranks: the stages pool the instances of every rank, each rank's first stages.warmup its warm-up; a stage's "
-      "GPU busy, MFU and MBU are per GPU: all ranks' steady busy time on their own GPUs, FLOPs and bytes over their "
+      "GPU busy, launch rate, MFU and MBU are per GPU: all ranks' steady busy time and launches on their own GPUs, "
+      "FLOPs "
+      "and bytes over their "
       "wall time, against one GPU's peak (the ranks' mean, weighted by wall time); each rank's own stages (instances, "
       "first and steady time, GPU busy, MFU and MBU "
       "against one GPU's peak) and kernels are in the ranks part (kscope report --rank N: one rank's whole report); "
@@ -164,7 +172,7 @@ Status AddRanks(store::Store& store, const GpuInputs& in, const std::vector<anal
     verdicts.push_back(VerdictsOf(own));
     out.ranks.push_back(Condensed(std::move(figures.ranks[i]), own));
   }
-  BusyPerGpu(gpu_time, out);
+  PerGpu(gpu_time, out);
   VerdictsOfOneRank(ranks, figures.straggler, std::move(verdicts), out);
   out.straggler = std::move(figures.straggler);
   return Status::Ok();

@@ -97,6 +97,29 @@ std::pair<int64_t, int64_t> BusyBySql(const std::string& model, const std::vecto
           analysis::TotalNs(steady)};
 }
 
+// The rank's GPU operations (kernels, copies, sets) whose start lies in its steady instances.
+int64_t OpsBySql(const std::string& model, const std::vector<InstanceSql>& instances, int64_t rank) {
+  auto db = std::move(sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly)).value();
+  auto q = db.Prepare(
+      "SELECT start FROM (SELECT start, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, globalPid "
+      "FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) WHERE "
+      "globalPid >> 24 & 16777215 = (SELECT DISTINCT globalPid >> 24 & 16777215 AS pid FROM "
+      "CUPTI_ACTIVITY_KIND_KERNEL ORDER BY pid LIMIT 1 OFFSET ?1)");
+  EXPECT_TRUE(q.ok());
+  q->Bind(1, rank);
+  std::vector<analysis::TimeWindow> windows;
+  for (size_t i = 1; i < instances.size(); ++i) {
+    windows.push_back({instances[i].start, instances[i].start + instances[i].wall});
+  }
+  const auto steady = analysis::MergeIntervals(std::move(windows));
+  int64_t ops = 0;
+  while (q->Step()) {
+    const int64_t t = q->Int(0);
+    for (const auto& w : steady) ops += (t >= w.start && t < w.end) ? 1 : 0;
+  }
+  return ops;
+}
+
 // ncu's FLOPs per ns of each profiled launch configuration, by kernel name.
 std::map<Config, double> FlopRates(store::Store& store, int64_t run) {
   auto launches = analysis::LoadNcuLaunches(store, run);
@@ -190,9 +213,10 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
   ASSERT_EQ(job.own.size(), 2U);
   RankMfuSql all;
   std::vector<double> rank_mfus;
-  int64_t busy_ns = 0, window_ns = 0;
+  int64_t busy_ns = 0, window_ns = 0, ops = 0;
   for (int64_t rank : {0, 1}) {
     const auto instances = InstancesBySql(model, stage, rank);
+    ops += OpsBySql(model, instances, rank);
     const RankMfuSql want = MfuBySql(instances, job.rates);
     const report::StagePart* own = StageOf(job.own[static_cast<size_t>(rank)], stage);
     ASSERT_NE(own, nullptr);
@@ -237,6 +261,10 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
   // Its GPU busy, per GPU: each rank's GPU in that rank's steady windows, added up.
   EXPECT_EQ(it->gpu_busy_ns, busy_ns);
   EXPECT_NEAR(it->gpu_busy_pct, 100.0 * static_cast<double>(busy_ns) / static_cast<double>(window_ns), 1e-9);
+  // And its launch rate: both ranks' GPU operations over their windows' time, not every GPU's
+  // operations over the windows' union.
+  EXPECT_NEAR(it->launches_per_s, static_cast<double>(ops) * 1e9 / static_cast<double>(window_ns),
+              1e-9 * it->launches_per_s);
 }
 
 // The headline of the job is one GPU's: the straggler's (the rank the others wait for), over
