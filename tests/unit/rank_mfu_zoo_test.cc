@@ -75,10 +75,13 @@ std::vector<InstanceSql> InstancesBySql(const std::string& model, const std::str
   return out;
 }
 
-// The rank's GPU busy time in its steady instances (the first is warm-up) and their time: the
-// union of its process's kernels, copies and sets, cut to the instances' windows.
-std::pair<int64_t, int64_t> BusyBySql(const std::string& model, const std::vector<InstanceSql>& instances,
-                                      int64_t rank) {
+// The rank's GPU operations (kernels, copies, sets) in its steady instances (the first is
+// warm-up): their busy time (the union, cut to the instances' windows), the windows' time, and
+// how many of them started inside the windows.
+struct RankOpsSql {
+  int64_t busy_ns = 0, window_ns = 0, ops = 0;
+};
+RankOpsSql RankOpsBySql(const std::string& model, const std::vector<InstanceSql>& instances, int64_t rank) {
   auto db = std::move(sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly)).value();
   auto q = db.Prepare(
       "SELECT start, end FROM (SELECT start, end, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, "
@@ -93,31 +96,13 @@ std::pair<int64_t, int64_t> BusyBySql(const std::string& model, const std::vecto
     windows.push_back({instances[i].start, instances[i].start + instances[i].wall});
   }
   const auto steady = analysis::MergeIntervals(std::move(windows));
-  return {analysis::TotalNs(analysis::Intersect(analysis::MergeIntervals(std::move(ops)), steady)),
-          analysis::TotalNs(steady)};
-}
-
-// The rank's GPU operations (kernels, copies, sets) whose start lies in its steady instances.
-int64_t OpsBySql(const std::string& model, const std::vector<InstanceSql>& instances, int64_t rank) {
-  auto db = std::move(sql::Db::Open(testing::ZooFile(model, "discovery.sqlite"), sql::OpenMode::kReadOnly)).value();
-  auto q = db.Prepare(
-      "SELECT start FROM (SELECT start, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, globalPid "
-      "FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) WHERE "
-      "globalPid >> 24 & 16777215 = (SELECT DISTINCT globalPid >> 24 & 16777215 AS pid FROM "
-      "CUPTI_ACTIVITY_KIND_KERNEL ORDER BY pid LIMIT 1 OFFSET ?1)");
-  EXPECT_TRUE(q.ok());
-  q->Bind(1, rank);
-  std::vector<analysis::TimeWindow> windows;
-  for (size_t i = 1; i < instances.size(); ++i) {
-    windows.push_back({instances[i].start, instances[i].start + instances[i].wall});
+  RankOpsSql out;
+  for (const auto& op : ops) {
+    for (const auto& w : steady) out.ops += (op.start >= w.start && op.start < w.end) ? 1 : 0;
   }
-  const auto steady = analysis::MergeIntervals(std::move(windows));
-  int64_t ops = 0;
-  while (q->Step()) {
-    const int64_t t = q->Int(0);
-    for (const auto& w : steady) ops += (t >= w.start && t < w.end) ? 1 : 0;
-  }
-  return ops;
+  out.busy_ns = analysis::TotalNs(analysis::Intersect(analysis::MergeIntervals(std::move(ops)), steady));
+  out.window_ns = analysis::TotalNs(steady);
+  return out;
 }
 
 // ncu's FLOPs per ns of each profiled launch configuration, by kernel name.
@@ -216,7 +201,8 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
   int64_t busy_ns = 0, window_ns = 0, ops = 0;
   for (int64_t rank : {0, 1}) {
     const auto instances = InstancesBySql(model, stage, rank);
-    ops += OpsBySql(model, instances, rank);
+    const RankOpsSql rank_ops = RankOpsBySql(model, instances, rank);
+    ops += rank_ops.ops;
     const RankMfuSql want = MfuBySql(instances, job.rates);
     const report::StagePart* own = StageOf(job.own[static_cast<size_t>(rank)], stage);
     ASSERT_NE(own, nullptr);
@@ -226,10 +212,9 @@ TEST_P(RankMfuZoo, EachRankAndTheStageRowEqualSqlOverTheExport) {
     EXPECT_EQ(got.instances, want.steady);
     EXPECT_NEAR(got.coverage_pct, 100 * want.covered_ns / want.compute_ns, 1e-9);
     EXPECT_NEAR(*got.mfu_pct, MfuPct(want.flops, want.wall, got.peak->flops_per_s), 1e-9 * *got.mfu_pct);
-    const auto [busy, window] = BusyBySql(model, instances, rank);
-    EXPECT_EQ(own->gpu_busy_ns, busy);
-    busy_ns += busy;
-    window_ns += window;
+    EXPECT_EQ(own->gpu_busy_ns, rank_ops.busy_ns);
+    busy_ns += rank_ops.busy_ns;
+    window_ns += rank_ops.window_ns;
     const auto& row = job.whole.ranks[static_cast<size_t>(rank)].gpu_stages;
     auto in_row = std::find_if(row.begin(), row.end(), [&](const auto& s) { return s.stage == stage; });
     ASSERT_NE(in_row, row.end());
@@ -279,7 +264,8 @@ TEST(RankMfuZoo, TheJobsHeadlineIsTheStragglersGpu) {
     const auto& own = job.own[static_cast<size_t>(rank)].headline;
     ASSERT_TRUE(own);
     EXPECT_EQ(job.whole.headline->verdict.kind, own->verdict.kind);
-    EXPECT_EQ(job.whole.headline->verdict.gpu_busy_ns, BusyBySql(model, InstancesBySql(model, top, rank), rank).first);
+    EXPECT_EQ(job.whole.headline->verdict.gpu_busy_ns,
+              RankOpsBySql(model, InstancesBySql(model, top, rank), rank).busy_ns);
     EXPECT_NE(job.whole.headline->scope.find("rank " + std::to_string(rank) + "'s GPU"), std::string::npos);
     // The stage rows' verdicts are that rank's too.
     for (const auto& s : job.whole.stages) {
