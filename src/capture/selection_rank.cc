@@ -255,8 +255,7 @@ void ApplyBudget(std::vector<SelectedKernel>& ranked, const Cover& cover, const 
       ++skipped_rare;
       continue;
     }
-    const auto found = groups.picks.find(run.Identity(sk.rows.front()));
-    const int64_t picks = found == groups.picks.end() ? 0 : found->second;
+    const int64_t picks = PicksOf(ranked, run, groups, i);
     if (!targeted && cfg.budget_s > 0 && !sel.kernels.empty() && estimate(planned + picks) > cfg.budget_s) {
       sel.limited_by = "budget";
       break;
