@@ -31,3 +31,13 @@ with open(os.path.join(out, "decoder_train_slice.json"), "w") as f:
 with gzip.open(os.path.join(out, "decoder_train_slice.json.gz"), "wt") as f:
     f.write(text)
 print(len(picked), "events,", len(text), "bytes")
+
+# The hostile case of shared correlation ids: the trace's metadata, then one cudaLaunchKernel
+# and the kernel it launched, each 8,000 times (24 KiB gzipped; quadratic before kscope linked
+# each group of operations to one call).
+meta = [e for e in events if e.get("ph") == "M"]
+call = next(e for e in events if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaLaunchKernel")
+kernel = next(e for e in events if e.get("cat") == "kernel" and e["args"].get("correlation") == call["args"]["correlation"])
+shared = json.dumps(dict(head, traceEvents=meta + [call] * 8000 + [kernel] * 8000))
+with gzip.open(os.path.join(out, "shared_correlation.json.gz"), "wt") as f:
+    f.write(shared)

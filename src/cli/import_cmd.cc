@@ -216,6 +216,12 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       std::cout << fmt::format("imported {} as run {}: {} rows", o.path, o.run_id, o.rows_read);
       if (o.rows_skipped > 0)
         std::cout << fmt::format(", {} bad rows skipped (see table import_problem)", o.rows_skipped);
+      if (o.shared_correlations > 0) {
+        std::cout << fmt::format(
+            ", {} CUDA calls repeat an earlier call's correlation id (their GPU work is linked to the first; see "
+            "table import_problem)",
+            o.shared_correlations);
+      }
       std::cout << "\n";
     }
     std::cout << fmt::format("{:.2f} s into {}\n", secs, global.DbPath());

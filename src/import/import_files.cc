@@ -130,7 +130,14 @@ class ImportCall {
     KSCOPE_RETURN_IF_ERROR(
         store_.FinishSourceFile(*source_id, result->format_version, result->rows_read, result->rows_skipped));
     KSCOPE_RETURN_IF_ERROR(store_.CompleteManifest(run_id_, result->learned));
-    outcomes_.push_back({paths_[i], run_id_, *source_id, result->rows_read, result->rows_skipped, {}, kernels_before});
+    outcomes_.push_back({paths_[i],
+                         run_id_,
+                         *source_id,
+                         result->rows_read,
+                         result->rows_skipped,
+                         result->shared_correlations,
+                         {},
+                         kernels_before});
     figures_.push_back(std::move(result->launch_figures));
     return Status::Ok();
   }

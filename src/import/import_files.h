@@ -24,8 +24,9 @@ struct FileOutcome {
   int64_t source_id = 0;  // its row in source_file
   int64_t rows_read = 0;
   int64_t rows_skipped = 0;
-  LaunchLinks links;           // an ncu file's: how its launches were linked to kernels
-  int64_t kernels_before = 0;  // an nsys export: the run's kernel rows before its own (its first row's index)
+  int64_t shared_correlations = 0;  // CUDA calls repeating an earlier call's correlation id
+  LaunchLinks links;                // an ncu file's: how its launches were linked to kernels
+  int64_t kernels_before = 0;       // an nsys export: the run's kernel rows before its own (its first row's index)
 };
 
 struct ImportOptions {

@@ -37,10 +37,11 @@ struct ImportTarget {
 };
 
 struct ImportResult {
-  std::string format_version;  // the file's own schema version
-  int64_t rows_read = 0;       // rows kept
-  int64_t rows_skipped = 0;    // bad rows, each recorded in import_problem
-  store::Manifest learned;     // what the file says about the run (GPU, versions, command)
+  std::string format_version;       // the file's own schema version
+  int64_t rows_read = 0;            // rows kept
+  int64_t rows_skipped = 0;         // bad rows, each recorded in import_problem
+  int64_t shared_correlations = 0;  // CUDA calls repeating an earlier call's correlation id (import_problem)
+  store::Manifest learned;          // what the file says about the run (GPU, versions, command)
   // The figures of every profiled launch the file brought (launch id, figures), when the
   // importer derived them as it wrote the metrics and no earlier file's metrics are merged
   // into those launches; otherwise they are derived from the store after the import.

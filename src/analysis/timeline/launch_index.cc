@@ -1,6 +1,7 @@
 #include "analysis/timeline/launch_index.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "store/column_codec.h"
 
@@ -24,31 +25,35 @@ OpIndex::OpIndex(const std::vector<int64_t>& kernel_pid, const std::vector<int64
       ++it->second;
     }
   }
+  size_t at = 0;
   for (const auto& [pid, count] : counts) {
-    procs_.push_back({pid, {}});
-    procs_.back().ops.reserve(count);
+    procs_.push_back({pid, at, at});
+    at += count;
   }
+  ops_.resize(at);
   for (size_t i = 0; i < n_ops; ++i) {
     if (Corr(static_cast<uint32_t>(i)) == kNull || pid_of(i) == kNull) continue;
     auto p = std::find_if(procs_.begin(), procs_.end(), [&](const Process& x) { return x.pid == pid_of(i); });
-    p->ops.push_back(static_cast<uint32_t>(i));
+    ops_[p->end++] = static_cast<uint32_t>(i);
   }
   // Stable, so that the operations of one correlation id stay in operation order. Export
   // tables are mostly in correlation order already, which the check skips.
   auto by_corr = [&](uint32_t a, uint32_t b) { return Corr(a) < Corr(b); };
-  for (Process& p : procs_) {
-    if (!std::is_sorted(p.ops.begin(), p.ops.end(), by_corr)) std::stable_sort(p.ops.begin(), p.ops.end(), by_corr);
+  for (const Process& p : procs_) {
+    const auto first = ops_.begin() + static_cast<ptrdiff_t>(p.begin);
+    const auto last = ops_.begin() + static_cast<ptrdiff_t>(p.end);
+    if (!std::is_sorted(first, last, by_corr)) std::stable_sort(first, last, by_corr);
   }
 }
 
-std::span<const uint32_t> OpIndex::Find(int64_t pid, int64_t corr) const {
+OpIndex::Group OpIndex::Find(int64_t pid, int64_t corr) const {
   for (const Process& p : procs_) {
     if (p.pid != pid) continue;
-    const auto lo =
-        std::lower_bound(p.ops.begin(), p.ops.end(), corr, [&](uint32_t op, int64_t c) { return Corr(op) < c; });
-    auto hi = lo;
-    while (hi != p.ops.end() && Corr(*hi) == corr) ++hi;
-    return {lo, hi};
+    const auto first = ops_.begin() + static_cast<ptrdiff_t>(p.begin);
+    const auto last = ops_.begin() + static_cast<ptrdiff_t>(p.end);
+    const auto lo = std::lower_bound(first, last, corr, [&](uint32_t op, int64_t c) { return Corr(op) < c; });
+    const auto hi = std::upper_bound(lo, last, corr, [&](int64_t c, uint32_t op) { return c < Corr(op); });
+    return {static_cast<uint32_t>(lo - ops_.begin()), {lo, hi}};
   }
   return {};
 }
@@ -74,6 +79,12 @@ CallRanges::CallRanges(const NsysEvents::Nvtx& nvtx, int64_t open_range_end) : n
       }
       stack.push_back(r);
     }
+    if (t.nested) continue;
+    size_t size = 1;
+    while (size < t.rows.size()) size *= 2;
+    t.max_end.assign(2 * size, INT64_MIN);
+    for (size_t i = 0; i < t.rows.size(); ++i) t.max_end[size + i] = End(t.rows[i]);
+    for (size_t i = size; i-- > 1;) t.max_end[i] = std::max(t.max_end[2 * i], t.max_end[2 * i + 1]);
   }
 }
 
@@ -88,15 +99,29 @@ void CallRanges::Containing(int64_t tid, int64_t start, int64_t end, std::vector
   if (t->second.nested) {
     // Every range holding the call is the last range started before it or its ancestor.
     int64_t r = after == rows.begin() ? kNull : *(after - 1);
-    while (r != kNull) {
+    for (size_t walked = 0; r != kNull && walked < kMaxRangeWalk && out.size() < kMaxRangesPerCall; ++walked) {
       if (End(static_cast<uint32_t>(r)) >= end) out.push_back(static_cast<int32_t>(r));
       r = n_.parent[static_cast<size_t>(r)];
     }
   } else {
-    for (auto it = rows.begin(); it != after; ++it) {
-      if (End(*it) >= end) out.push_back(static_cast<int32_t>(*it));
-    }
+    const size_t size = t->second.max_end.size() / 2;
+    Holding(t->second, 1, 0, size, static_cast<size_t>(after - rows.begin()), end, out);
   }
+}
+
+// The rows of [lo, hi) (node's block) before `before` that end at or after `end`, in start
+// order. A block is entered only when one of its rows ends late enough, so the visits are
+// about (ranges found + 1) * 2 log2(rows).
+void CallRanges::Holding(const Thread& t, size_t node, size_t lo, size_t hi, size_t before, int64_t end,
+                         std::vector<int32_t>& out) const {
+  if (lo >= before || t.max_end[node] < end || out.size() >= kMaxRangesPerCall) return;
+  if (hi - lo == 1) {
+    out.push_back(static_cast<int32_t>(t.rows[lo]));
+    return;
+  }
+  const size_t mid = lo + (hi - lo) / 2;
+  Holding(t, 2 * node, lo, mid, before, end, out);
+  Holding(t, 2 * node + 1, mid, hi, before, end, out);
 }
 
 const std::vector<int64_t>& CallRanges::ThreadsOf(int64_t pid) const {

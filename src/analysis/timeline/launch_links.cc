@@ -15,26 +15,26 @@ std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end
   const CallRanges ranges(e.nvtx, open_range_end);
 
   // Link the calls of [begin, end) into `out`.
-  auto link_calls = [&](size_t begin, size_t end, std::vector<LaunchLink>& out) {
+  auto link_calls = [&](size_t begin, size_t end, std::vector<LaunchLink>& out, LaunchClaims& claims) {
     std::vector<int32_t> containing;
     for (size_t c = begin; c < end; ++c) {
-      bool launched = false;
-      LinkCall(ops, ranges, a.global_tid[c], a.correlation[c], a.start[c], a.end[c], containing,
-               [&](uint32_t op, int32_t r) {
-                 out.push_back({op, static_cast<uint32_t>(c), r});
-                 launched = true;
-               });
-      if (!launched || scope != LinkScope::kOtherThreads) continue;
+      const uint64_t made = LinkCall(ops, ranges, claims, a.global_tid[c], a.correlation[c], a.start[c], a.end[c],
+                                     containing, [&](uint32_t op, int32_t r) {
+                                       out.push_back({op, static_cast<uint32_t>(c), r});
+                                     });
+      if (made == 0 || scope != LinkScope::kOtherThreads) continue;
       const int64_t tid = a.global_tid[c];
+      uint64_t more = 0;
       for (const int64_t other : ranges.ThreadsOf(tid & kPidMask)) {
         if (other == tid) continue;
         containing.clear();
         ranges.Containing(other, a.start[c], a.start[c], containing);
         if (containing.empty()) continue;
-        for (const uint32_t op : ops.Find(tid & kPidMask, a.correlation[c])) {
-          for (const int32_t r : containing) out.push_back({op, static_cast<uint32_t>(c), r, true});
+        for (const uint32_t op : ops.Find(tid & kPidMask, a.correlation[c]).ops) {
+          for (const int32_t r : containing) out.push_back({op, static_cast<uint32_t>(c), r, true}), ++more;
         }
       }
+      claims.MadeMore(more);
     }
   };
   // The calls are independent once the tables are built: link them in parts, in parallel,
@@ -43,10 +43,11 @@ std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end
   const size_t parts = std::clamp<size_t>(std::min<size_t>(std::thread::hardware_concurrency(), 8), 1,
                                           std::max<size_t>(calls / 4096, 1));
   std::vector<std::vector<LaunchLink>> linked(parts);
+  std::vector<LaunchClaims> claims(parts, LaunchClaims(ops));
   std::vector<std::exception_ptr> failed(parts);
   auto run_part = [&](size_t p) {
     try {
-      link_calls(calls * p / parts, calls * (p + 1) / parts, linked[p]);
+      link_calls(calls * p / parts, calls * (p + 1) / parts, linked[p], claims[p]);
     } catch (...) {
       failed[p] = std::current_exception();  // rethrown on the caller's thread
     }
@@ -58,8 +59,21 @@ std::vector<LaunchLink> LinkLaunches(const NsysEvents& e, int64_t open_range_end
   for (const auto& error : failed) {
     if (error) std::rethrow_exception(error);
   }
+  // A part's links of operations that an earlier part's call launched are dropped (a file with
+  // calls sharing correlation ids, counted when it was imported).
+  ClaimsJoin join(ops);
   size_t total = 0;
-  for (const auto& part : linked) total += part.size();
+  for (size_t p = 0; p < parts; ++p) {
+    auto& part = linked[p];
+    size_t at = 0, kept = 0;  // every link belongs to one claiming call's run, in order
+    join.Part(claims[p], [&](uint64_t n, bool keep) {
+      if (keep && kept != at) std::move(part.begin() + at, part.begin() + at + n, part.begin() + kept);
+      if (keep) kept += n;
+      at += n;
+    });
+    part.resize(kept);
+    total += kept;
+  }
   std::vector<LaunchLink> links;
   links.reserve(total);
   for (auto& part : linked) {

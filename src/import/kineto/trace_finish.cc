@@ -7,6 +7,7 @@
 #include "analysis/timeline/launch_index.h"
 #include "import/kineto/trace_to_store.h"
 #include "import/nested_ranges.h"
+#include "import/shared_correlations.h"
 
 namespace kscope::import::kineto {
 
@@ -32,6 +33,9 @@ Result<ImportResult> TraceToStore::Finish() {
   }
   KSCOPE_RETURN_IF_ERROR(WriteRanges());
   LinkLaunches();
+  KSCOPE_RETURN_IF_ERROR(
+      CheckSharedCorrelations(path_, target_, shared_correlations_,
+                              "export the trace again from one profiler session: prof.export_chrome_trace(...)"));
   KSCOPE_RETURN_IF_ERROR(CountUnlaunched());
   KSCOPE_RETURN_IF_ERROR(WriteThreadNames());
   KSCOPE_RETURN_IF_ERROR(WriteCollectiveMessages());
@@ -45,6 +49,7 @@ Result<ImportResult> TraceToStore::Finish() {
   result.format_version = schema_version_.empty() ? "kineto" : "kineto schema " + schema_version_;
   result.rows_read = rows_read_;
   result.rows_skipped = rows_skipped_;
+  result.shared_correlations = shared_correlations_;
   result.learned = Learned();
   return result;
 }
@@ -74,19 +79,22 @@ void TraceToStore::LinkLaunches() {
   const analysis::CallRanges ranges(f.nvtx, analysis::OpenRangeEnd(f.nvtx));
   launched_.assign(kernel_pid.size() + memop_pid.size(), false);
   std::vector<int32_t> scratch;
+  analysis::LaunchClaims claims(ops);
   const ApiLinks& a = api_links_;
   for (size_t i = 0; i < a.start.size(); ++i) {
     std::optional<uint32_t> thread;
-    analysis::LinkCall(
-        ops, ranges, a.global_tid[i], a.correlation[i], a.start[i], a.end[i], scratch, [&](uint32_t op, int32_t r) {
-          if (!thread) thread = analysis::ThreadIndex(f.threads, a.global_tid[i]);
-          const uint32_t id =
-              op < ops.kernels() ? op : analysis::NsysFacts::kMemop | static_cast<uint32_t>(op - ops.kernels());
-          f.launches.push_back({id, r, *thread});
-          launched_[op] = true;
-        });
+    analysis::LinkCall(ops, ranges, claims, a.global_tid[i], a.correlation[i], a.start[i], a.end[i], scratch,
+                       [&](uint32_t op, int32_t r) {
+                         if (!thread) thread = analysis::ThreadIndex(f.threads, a.global_tid[i]);
+                         const uint32_t id = op < ops.kernels() ? op
+                                                                : analysis::NsysFacts::kMemop |
+                                                                      static_cast<uint32_t>(op - ops.kernels());
+                         f.launches.push_back({id, r, *thread});
+                         launched_[op] = true;
+                       });
   }
   api_links_ = {};
+  shared_correlations_ = claims.duplicates();
 }
 
 // GPU operations whose launching call the trace lacks (launched before the profiler's window
@@ -102,11 +110,16 @@ Status TraceToStore::CountUnlaunched() {
     if (window_end_ && end > *window_end_) ++past_window_;
     if (launched_[op]) continue;
     ++unlaunched_;
-    TraceEvent e;
-    e.cat = kernel ? "kernel" : "gpu_memcpy/gpu_memset";
-    e.ts = std::to_string(kernel ? f.kernels.start[op] : f.memops.start[op - kernels]) + "ns";
-    e.dur = "correlation " + std::to_string(kernel ? f.kernels.correlation[op] : f.memops.correlation[op - kernels]);
-    KSCOPE_RETURN_IF_ERROR(Problem(e, "GPU operation without its launching CUDA call in the trace (kept)", false));
+    if (problems_++ >= kMaxProblemDetails) continue;
+    const int64_t correlation = kernel ? f.kernels.correlation[op] : f.memops.correlation[op - kernels];
+    const int64_t start = kernel ? f.kernels.start[op] : f.memops.start[op - kernels];
+    KSCOPE_RETURN_IF_ERROR(target_.store.AddProblem(
+        target_.run_id, target_.source_id,
+        fmt::format("{} starting at {} ns", kernel ? "kernel" : "copy or set", start),
+        correlation == kNull ? "GPU operation without a correlation id, so without its launching CUDA call (kept)"
+                             : "GPU operation without its launching CUDA call in the trace (kept)",
+        correlation == kNull ? "args.correlation missing or not a number"
+                             : fmt::format("correlation {}", correlation)));
   }
   if (past_window_ > 0) {
     TraceEvent e;

@@ -8,7 +8,6 @@ namespace kscope::import::kineto {
 
 namespace {
 using store::kNull;
-constexpr int64_t kMaxProblemDetails = 200;  // problems stored in detail per file; the rest counted
 
 int64_t ArgOr(const TraceEvent& e, Arg a) { return ParseInteger(e.arg(a)).value_or(kNull); }
 }  // namespace

@@ -23,6 +23,8 @@
 
 namespace kscope::import::kineto {
 
+inline constexpr int64_t kMaxProblemDetails = 200;  // problems stored in detail per file; the rest counted
+
 class TraceToStore final : public TraceSink {
  public:
   TraceToStore(const std::string& path, const ImportTarget& target);
@@ -91,6 +93,7 @@ class TraceToStore final : public TraceSink {
   std::vector<CollectiveMessage> collectives_;  // the NCCL kernels' message sizes
   std::vector<bool> launched_;                  // per operation of the run: linked to its call
   int64_t rows_read_ = 0, rows_skipped_ = 0, problems_ = 0, unlaunched_ = 0, past_window_ = 0;
+  int64_t shared_correlations_ = 0;    // calls repeating an earlier call's correlation id
   std::optional<int64_t> window_end_;  // the profiler's "Record Window End"
 };
 

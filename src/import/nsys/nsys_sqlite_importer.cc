@@ -13,6 +13,7 @@
 #include "import/nsys/gpu_metrics_reader.h"
 #include "import/nsys/read_context.h"
 #include "import/nsys/table_readers.h"
+#include "import/shared_correlations.h"
 #include "util/guarded.h"
 #include "util/release_memory.h"
 #include "util/sqlite_file.h"
@@ -92,8 +93,12 @@ void MoveAppend(std::deque<T>& from, std::deque<T>& to) {
   }
 }
 
-// Appends the slices' API facts to the run's, in slice order, freeing each as it goes.
-void MergeApiFacts(std::vector<ApiFacts>& parts, analysis::NsysFacts& f) {
+// Appends the slices' API facts to the run's, in slice order, freeing each as it goes. A
+// slice's links of operations an earlier slice's call already launched are dropped; returns
+// the calls that repeated an earlier call's correlation id.
+int64_t MergeApiFacts(std::vector<ApiFacts>& parts, const analysis::OpIndex& ops, analysis::NsysFacts& f) {
+  analysis::ClaimsJoin join(ops);
+  std::vector<std::pair<uint64_t, bool>> runs;  // a slice's links: (count, kept)
   for (ApiFacts& p : parts) {
     for (auto& [name, durations] : p.durations) {
       analysis::Durations& to = f.api_durations[name];
@@ -101,9 +106,27 @@ void MergeApiFacts(std::vector<ApiFacts>& parts, analysis::NsysFacts& f) {
       MoveAppend(durations.wide, to.wide);
     }
     for (auto& l : p.launches) l.thread = analysis::ThreadIndex(f.threads, p.threads[l.thread]);
-    MoveAppend(p.launches, f.launches);
+    runs.clear();
+    bool all_kept = true;
+    if (p.claims) {
+      join.Part(*p.claims, [&](uint64_t n, bool keep) {
+        runs.emplace_back(n, keep);
+        all_kept = all_kept && keep;
+      });
+    }
+    if (all_kept) {
+      MoveAppend(p.launches, f.launches);
+    } else {
+      for (const auto& [n, keep] : runs) {
+        for (uint64_t i = 0; i < n; ++i) {
+          if (keep) f.launches.push_back(p.launches.front());
+          p.launches.pop_front();
+        }
+      }
+    }
     p = ApiFacts();
   }
+  return join.duplicates();
 }
 
 }  // namespace
@@ -210,12 +233,15 @@ Result<ImportResult> NsysSqliteImporter::Import(const std::string& path, const I
     for (auto& t : readers) t.join();
   }
   KSCOPE_RETURN_IF_ERROR(FirstError(results, path));
-  MergeApiFacts(api_parts, f);
+  const int64_t repeats = MergeApiFacts(api_parts, ops, f);
+  KSCOPE_RETURN_IF_ERROR(CheckSharedCorrelations(
+      path, target, repeats, "export the report again from one nsys capture: nsys export --type sqlite ..."));
   ReleaseFreedMemory();
   ImportResult result;
   result.format_version = schema->version;
   result.rows_read = ctx.rows_read;
   result.rows_skipped = ctx.rows_skipped;
+  result.shared_correlations = repeats;
   LearnManifest(*db, *schema, result.learned);
   if (!f.launched_rank) f.launched_rank = LaunchedRank(*db, *schema);
   return result;

@@ -104,6 +104,7 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops,
   std::array<int64_t, store::api::kCount> row{};
   namespace a = store::api;
   std::vector<int32_t> containing;
+  analysis::LaunchClaims& claims = facts.claims.emplace(ops);
   analysis::Durations* durations = nullptr;  // of the last call's function: calls come in runs
   int64_t durations_of = kNull;
   while (q->Step()) {
@@ -133,13 +134,14 @@ Status ReadApiCalls(FileContext& ctx, Slice slice, const analysis::OpIndex& ops,
     durations->Add(row[a::kEnd] - row[a::kStart]);
     const int64_t tid = row[a::kGlobalTid];
     std::optional<uint32_t> thread;  // looked up only for calls that launched work
-    analysis::LinkCall(
-        ops, ranges, tid, row[a::kCorrelation], row[a::kStart], row[a::kEnd], containing, [&](uint32_t op, int32_t r) {
-          if (!thread) thread = analysis::ThreadIndex(facts.threads, tid);
-          const uint32_t id =
-              op < ops.kernels() ? op : analysis::NsysFacts::kMemop | static_cast<uint32_t>(op - ops.kernels());
-          facts.launches.push_back({id, r, *thread});
-        });
+    analysis::LinkCall(ops, ranges, claims, tid, row[a::kCorrelation], row[a::kStart], row[a::kEnd], containing,
+                       [&](uint32_t op, int32_t r) {
+                         if (!thread) thread = analysis::ThreadIndex(facts.threads, tid);
+                         const uint32_t id = op < ops.kernels() ? op
+                                                                : analysis::NsysFacts::kMemop |
+                                                                      static_cast<uint32_t>(op - ops.kernels());
+                         facts.launches.push_back({id, r, *thread});
+                       });
   }
   if (!q->status().ok()) return ctx.ReadError(*db, table);
   return ctx.Finish(out);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/timeline/launch_index.h"
@@ -17,6 +18,7 @@ struct ApiFacts {
   std::unordered_map<int64_t, analysis::Durations> durations;  // by name id
   std::deque<analysis::NsysFacts::Launch> launches;            // `thread` indexes `threads`
   std::vector<int64_t> threads;
+  std::optional<analysis::LaunchClaims> claims;  // which groups of operations the slice's calls claimed
 };
 
 // CUPTI_ACTIVITY_KIND_KERNEL, rows of `slice`, on a connection of its own.
