@@ -17,6 +17,7 @@
 #include "import/ncu/rep_reader.h"
 #include "tools/ncu_catalog.h"
 #include "tools/rank.h"
+#include "util/own_dir.h"
 #include "util/utc_now.h"
 
 namespace kscope::capture {
@@ -149,6 +150,9 @@ Result<ProfileResult> ProfileSession::Run(const ProfileRequest& req) {
 Result<Preflight> ProfileSession::CheckBeforeRun(const ProfileRequest& req) {
   const auto& cfg = req.config;
   std::error_code ec;
+  if (cfg.profile.runs_dir == ProfileOptions{}.runs_dir) {  // the folder kscope picks: never a link or another's
+    KSCOPE_RETURN_IF_ERROR(MakeOwnDir(cfg.profile.runs_dir, "set profile.runs_dir to a folder of your own"));
+  }
   fs::create_directories(cfg.profile.runs_dir, ec);
   const fs::path pre_logs = fs::path(cfg.profile.runs_dir) / ".preflight";  // this run's checks only
   fs::remove_all(pre_logs, ec);

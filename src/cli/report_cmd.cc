@@ -11,6 +11,7 @@
 #include "report/report_files.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
+#include "util/own_dir.h"
 
 namespace kscope::cli {
 
@@ -25,18 +26,27 @@ struct ReportArgs {
   bool quiet = false;
 };
 
-// Where the files go: --out, else the run's own directory (kscope profile), else
-// ./kscope-report-RUN.
-std::string OutDir(store::Store& store, const ReportArgs& a) {
-  if (!a.out.empty()) return a.out;
+// Where the files go: --out (as the user names it), else the run's own directory (kscope
+// profile's, when it is still there and the user's), else ./kscope-report-RUN. A folder kscope
+// picks itself is made or checked by MakeOwnDir: never a link, never another user's.
+Result<fs::path> OutDir(store::Store& store, const ReportArgs& a) {
+  if (!a.out.empty()) {
+    std::error_code ec;
+    fs::create_directories(a.out, ec);
+    if (ec) return Error{a.out, "cannot create the report folder: " + ec.message(), "choose --out DIR"};
+    return fs::path(a.out);
+  }
   if (auto capture = store.RunCapture(a.run); capture.ok() && !capture->empty()) {
     const auto m = nlohmann::json::parse(*capture, nullptr, false);
     if (m.is_object() && m.contains("run_dir") && m["run_dir"].is_string()) {
+      const fs::path run_dir = m["run_dir"].get<std::string>();
       std::error_code ec;
-      if (fs::is_directory(m["run_dir"].get<std::string>(), ec)) return m["run_dir"].get<std::string>();
+      if (fs::is_directory(run_dir, ec) && MakeOwnDir(run_dir, "").ok()) return run_dir;
     }
   }
-  return "kscope-report-" + std::to_string(a.run);
+  const fs::path dir = "kscope-report-" + std::to_string(a.run);
+  KSCOPE_RETURN_IF_ERROR(MakeOwnDir(dir, "pass --out DIR"));
+  return dir;
 }
 
 int Run(const ReportArgs& a, const GlobalOptions& global) {
@@ -46,11 +56,9 @@ int Run(const ReportArgs& a, const GlobalOptions& global) {
   if (!store.ok()) return Fail(store.error());
   auto report = report::BuildRunReport(*store, a.run, *cfg, a.rank);
   if (!report.ok()) return Fail(report.error());
-  const fs::path dir = OutDir(*store, a);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Fail(Error{dir.string(), "cannot create the report folder: " + ec.message(), "choose --out DIR"});
-  const std::vector<report::ReportFile> files = report::WriteReportFiles(*report, dir);
+  const auto dir = OutDir(*store, a);
+  if (!dir.ok()) return Fail(dir.error());
+  const std::vector<report::ReportFile> files = report::WriteReportFiles(*report, *dir);
   if (!a.quiet) report::WriteReportSummary(*report, std::cout);
   std::string wrote;
   for (const report::ReportFile& f : files) {

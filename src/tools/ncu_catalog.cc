@@ -10,6 +10,7 @@
 
 #include "util/atomic_file.h"
 #include "util/closest.h"
+#include "util/own_dir.h"
 
 namespace kscope::capture {
 
@@ -164,7 +165,10 @@ std::string DefaultCacheDir() {
 Result<NcuCatalog> LoadNcuCatalog(ProcessRunner& runner, const std::string& ncu, const std::string& ncu_version,
                                   const std::string& gpu, const std::string& cache_dir, const std::string& logs_dir) {
   const fs::path cached = fs::path(cache_dir) / SafeName(fmt::format("ncu-{}-{}.json", ncu_version, gpu));
-  if (std::ifstream in(cached); in) {
+  // A cache folder that is a link or another user's is neither read nor written: what it holds
+  // could be anyone's.
+  const bool own_cache = MakeOwnDir(cache_dir, "").ok();
+  if (std::ifstream in(cached); own_cache && in) {
     auto j = nlohmann::json::parse(in, nullptr, false);
     if (!j.is_discarded()) {
       if (auto c = FromJson(j); c && c->ncu_version == ncu_version) return *c;
@@ -195,9 +199,8 @@ Result<NcuCatalog> LoadNcuCatalog(ProcessRunner& runner, const std::string& ncu,
         ncu, "`ncu --query-metrics` listed no metrics",
         "check that ncu sees the GPU (kscope doctor); see " + (fs::path(logs_dir) / "ncu-query-metrics.txt").string()};
   }
-  std::error_code ec;
-  fs::create_directories(cache_dir, ec);
-  (void)WriteFileAtomically(cached, ToJson(c).dump() + "\n");  // a cache: failing to write it is no error
+  if (own_cache)
+    (void)WriteFileAtomically(cached, ToJson(c).dump() + "\n");  // a cache: failing to write it is no error
   return c;
 }
 
