@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -26,10 +29,47 @@ bool OnlySpaceOrSemicolons(std::string_view rest) {
   return rest.find_first_not_of(" \t\r\n;") == std::string_view::npos;
 }
 
+// The SQL functions a read-only analysis needs: SQLite's core scalar, aggregate, window,
+// date, math and JSON functions. Everything else is denied at prepare, above all the
+// functions that take or give pointers (fts3_tokenizer gives a code address and registers any
+// address as a tokenizer), load code (load_extension), read or write files, sleep, or make
+// blobs of any size (randomblob, zeroblob).
+// clang-format off
+constexpr std::string_view kAllowedFunctions[] = {
+    // core scalar
+    "abs", "char", "coalesce", "format", "glob", "hex", "ifnull", "iif", "instr", "length", "like", "likelihood",
+    "likely", "lower", "ltrim", "max", "min", "nullif", "octet_length", "printf", "quote", "random", "replace",
+    "round", "rtrim", "sign", "soundex", "substr", "substring", "trim", "typeof", "unhex", "unicode", "unlikely",
+    "upper", "concat", "concat_ws",
+    // aggregate
+    "avg", "count", "group_concat", "string_agg", "sum", "total", "median", "percentile", "percentile_cont",
+    "percentile_disc",
+    // window
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value",
+    "last_value", "nth_value",
+    // date and time
+    "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff", "current_date", "current_time",
+    "current_timestamp",
+    // math
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees", "exp",
+    "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians", "sin", "sinh", "sqrt", "tan",
+    "tanh", "trunc",
+    // JSON (pure: each returns a value and changes nothing)
+    "json", "json_array", "json_array_length", "json_extract", "json_insert", "json_object", "json_patch",
+    "json_quote", "json_remove", "json_replace", "json_set", "json_type", "json_valid", "json_group_array",
+    "json_group_object", "->", "->>"};
+// clang-format on
+
 // A reader's connection may be read-write with PRAGMA query_only: a statement that attaches a
-// file (which would create it) or sets a pragma (query_only=0 among them) is denied at prepare.
-int OnlyReads(void* /*state*/, int action, const char* arg1, const char* arg2, const char* /*db*/,
+// file (which would create it) or sets a pragma (query_only=0 among them) is denied at prepare;
+// so is every function outside kAllowedFunctions.
+int OnlyReads(void* state, int action, const char* arg1, const char* arg2, const char* /*db*/,
               const char* /*trigger*/) {
+  if (action == SQLITE_FUNCTION) {
+    if (arg2 != nullptr && QueryFunctionAllowed(arg2)) return SQLITE_OK;
+    if (state != nullptr && arg2 != nullptr) *static_cast<std::string*>(state) = arg2;
+    return SQLITE_DENY;
+  }
   if (action == SQLITE_ATTACH || action == SQLITE_DETACH) return SQLITE_DENY;
   if (action == SQLITE_PRAGMA && arg2 != nullptr) {
     // PRAGMA table_info(v_runs) and its kin name a table; every other argument sets something.
@@ -63,7 +103,8 @@ Status RunQuery(sql::Db& db, std::string_view sql, const std::function<void(std:
                 const std::function<void(std::vector<Cell>)>& on_row) {
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
-  sqlite3_set_authorizer(db.raw(), OnlyReads, nullptr);
+  std::string denied_function;
+  sqlite3_set_authorizer(db.raw(), OnlyReads, &denied_function);
   const int prepared = sqlite3_prepare_v2(db.raw(), sql.data(), static_cast<int>(sql.size()), &raw, &tail);
   std::unique_ptr<sqlite3_stmt, sql::StmtFinalizer> stmt(raw);
   struct AuthorizerOff {
@@ -71,6 +112,10 @@ Status RunQuery(sql::Db& db, std::string_view sql, const std::function<void(std:
     ~AuthorizerOff() { sqlite3_set_authorizer(db, nullptr, nullptr); }
   } authorizer_off{db.raw()};
   if (prepared != SQLITE_OK) {
+    if (!denied_function.empty()) {  // SQLite says "not authorized to use function"
+      return Error{db.path(), fmt::format("query: kscope query does not run the SQL function {}()", denied_function),
+                   "use SQLite's core, date, math, JSON, aggregate and window functions (docs/query.md)"};
+    }
     if (sqlite3_errcode(db.raw()) == SQLITE_AUTH) return WouldWrite(db);
     return QueryError(db, db.ErrorMessage());
   }
@@ -95,6 +140,12 @@ Status RunQuery(sql::Db& db, std::string_view sql, const std::function<void(std:
 }
 
 }  // namespace
+
+bool QueryFunctionAllowed(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(std::begin(kAllowedFunctions), std::end(kAllowedFunctions), lower) != std::end(kAllowedFunctions);
+}
 
 Result<Table> QueryTable(sql::Db& db, std::string_view sql) {
   Table t;

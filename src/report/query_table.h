@@ -11,9 +11,16 @@
 
 namespace kscope::report {
 
+// Whether kscope query runs the SQL function `name` (any case): SQLite's core scalar,
+// aggregate, window, date, math and JSON functions; never one that takes or gives pointers,
+// loads code, touches files, sleeps or makes blobs of any size (fts3_tokenizer,
+// load_extension, randomblob, zeroblob...).
+bool QueryFunctionAllowed(std::string_view name);
+
 // Runs `sql`, one statement that only reads, and returns its columns and rows: integers,
 // reals (with SQLite's text of them), text, NULL, and blobs as '[blob, N bytes]'. A statement
-// that would write, attach a file or set a pragma, an empty one, or more than one is an error
+// that would write, attach a file, set a pragma or call a function QueryFunctionAllowed
+// denies, an empty one, or more than one is an error
 // before anything runs. Open `db` as a reader (query_only, or read-only) as well: that, not
 // this check, is what keeps the file unchanged.
 Result<Table> QueryTable(sql::Db& db, std::string_view sql);

@@ -113,6 +113,12 @@ Result<Db> Db::Connect(const std::string& path, const std::string& name, int fla
   }
   db.use_ = FileUse(path);
   sqlite3_extended_result_codes(raw, 1);
+  // Every file kscope opens may come from anyone (an export, a store sent by a colleague): its
+  // schema's views and triggers run only innocuous functions, and no statement can corrupt the
+  // file through the b-tree pages or shadow tables, nor load an extension.
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   db.busy_ = std::make_unique<BusyState>(BusyState{path, DefaultLockWait(), {}, {}});
   sqlite3_busy_handler(raw, &Db::OnBusy, db.busy_.get());
   return db;
