@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "capture/manifest_fields.h"
 #include "capture/ncu_pass_import.h"
 #include "capture/run_dir.h"
 #include "util/bounded_json.h"
@@ -188,11 +189,11 @@ Result<json> ReadRunDirManifest(const fs::path& dir) {
     return e;
   }
   json m = std::move(read).value();
-  if (m.is_discarded() || !m.is_object() || !m.contains("kscope_run") || !m.contains("steps") ||
-      !m["steps"].is_array()) {
+  if (!m.is_object() || !m.contains("kscope_run") || !m.contains("steps")) {
     return Error{(dir / "manifest.json").string(), "not a manifest that kscope profile wrote (no kscope_run and steps)",
                  "import the run's files themselves: kscope import FILE..."};
   }
+  KSCOPE_RETURN_IF_ERROR(CheckManifestFields(m, (dir / "manifest.json").string()));
   return m;
 }
 

@@ -108,6 +108,87 @@ int ImportDirs(store::Store& store, const std::vector<std::string>& args, const 
   return failed > 0 ? 1 : 0;
 }
 
+// The import itself (files, run directories, or --rederive); the exit code.
+int ImportInto(const ImportArgs& a, const store::Manifest& manifest, const std::string& db_path) {
+  auto store = import::OpenStore(db_path, sql::OpenMode::kCreate);
+  if (!store.ok()) return Fail(store.error());
+  if (a.rederive) return RederiveGaps(*store, a.into_run);
+  InstallInterruptNote();  // an interrupt after the commit says the run is complete
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> dirs, files;
+  for (const auto& f : a.files) {
+    std::error_code ec;
+    (std::filesystem::is_directory(f, ec) ? dirs : files).push_back(f);
+  }
+  if (!dirs.empty() && (!files.empty() || a.into_run != 0 || a.run_per_file)) {
+    return Fail(Error{dirs.front(), "run directories are imported each as a run of their own",
+                      "import them in a call of their own, without --run and --run-per-file"});
+  }
+  import::ImportOptions options;
+  options.manifest = manifest;
+  options.run_per_file = a.run_per_file;
+  options.threads = a.threads;
+  options.into_run = a.into_run;
+  options.refuse_known_content = !a.force;
+  options.via_ncu = a.via_ncu;
+  options.partial = a.partial;
+  options.refuse_unrelated_ncu = !a.force;
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  if (!dirs.empty()) {
+    int exit_code = ImportDirs(*store, dirs, manifest, options, a.job);
+    if (auto there = store->CheckStillThere(); !there.ok()) exit_code = Fail(there.error());
+    if (auto moved = store::CheckpointCommitted(store->db(), "the imported runs"); !moved.ok()) {
+      exit_code = Fail(moved.error());
+    }
+    if (exit_code == 0) std::cout << fmt::format("{:.2f} s into {}\n", seconds(), db_path);
+    return exit_code;
+  }
+  for (const auto& f : files) {
+    if (import::IsKscopeStore(f)) {
+      return Fail(Error{f, "a kscope store, not a profiler output",
+                        fmt::format("copy its runs into this store with: kscope merge {}", f)});
+    }
+  }
+  auto outcomes = import::ImportFiles(*store, a.files, options);
+  if (!outcomes.ok()) return Fail(outcomes.error());
+  if (auto there = store->CheckStillThere(); !there.ok()) return Fail(there.error());
+  int exit_code = 0;
+  std::set<int64_t> runs;
+  for (const auto& o : *outcomes) runs.insert(o.run_id);
+  if (auto moved = store::CheckpointCommitted(store->db(), fmt::format("the import (run {})", fmt::join(runs, ", ")));
+      !moved.ok()) {
+    exit_code = Fail(moved.error());  // the runs are safe in the log; the line says so
+  }
+  const double secs = seconds();
+  for (const auto& o : *outcomes) {
+    std::cout << fmt::format("imported {} as run {}: {} rows", o.path, o.run_id, o.rows_read);
+    if (o.rows_skipped > 0)
+      std::cout << fmt::format(", {} bad rows skipped (see table import_problem)", o.rows_skipped);
+    if (o.shared_correlations > 0) {
+      std::cout << fmt::format(
+          ", {} CUDA calls repeat an earlier call's correlation id (their GPU work is linked to the first; see "
+          "table import_problem)",
+          o.shared_correlations);
+    }
+    std::cout << "\n";
+  }
+  std::cout << fmt::format("{:.2f} s into {}\n", secs, db_path);
+  return exit_code;
+}
+
+// Removes the store at `path` (and its -wal and -shm) when it holds no run: what a failed
+// first import made. A store another process filled meanwhile is kept.
+void RemoveIfNoRuns(const std::string& path) {
+  {
+    auto store = store::Store::Open(path, sql::OpenMode::kReadWrite);
+    if (!store.ok()) return;
+    auto runs = store->db().Prepare("SELECT count(*) FROM run");
+    if (!runs.ok() || !runs->Step() || runs->Int(0) != 0) return;
+  }
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+}
+
 }  // namespace
 
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
@@ -148,83 +229,12 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       exit_code = Fail(manifest.error());
       return;
     }
-    auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kCreate);
-    if (!store.ok()) {
-      exit_code = Fail(store.error());
-      return;
-    }
-    if (args->rederive) {
-      exit_code = RederiveGaps(*store, args->into_run);
-      return;
-    }
-    InstallInterruptNote();  // an interrupt after the commit says the run is complete
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::string> dirs, files;
-    for (const auto& f : args->files) {
-      std::error_code ec;
-      (std::filesystem::is_directory(f, ec) ? dirs : files).push_back(f);
-    }
-    if (!dirs.empty() && (!files.empty() || args->into_run != 0 || args->run_per_file)) {
-      exit_code = Fail(Error{dirs.front(), "run directories are imported each as a run of their own",
-                             "import them in a call of their own, without --run and --run-per-file"});
-      return;
-    }
-    import::ImportOptions options;
-    options.manifest = *manifest;
-    options.run_per_file = args->run_per_file;
-    options.threads = args->threads;
-    options.into_run = args->into_run;
-    options.refuse_known_content = !args->force;
-    options.via_ncu = args->via_ncu;
-    options.partial = args->partial;
-    options.refuse_unrelated_ncu = !args->force;
-    if (!dirs.empty()) {
-      exit_code = ImportDirs(*store, dirs, *manifest, options, args->job);
-      if (auto there = store->CheckStillThere(); !there.ok()) exit_code = Fail(there.error());
-      if (auto moved = store::CheckpointCommitted(store->db(), "the imported runs"); !moved.ok()) {
-        exit_code = Fail(moved.error());
-      }
-      std::cout << fmt::format("{:.2f} s into {}\n",
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                               global.DbPath());
-      return;
-    }
-    for (const auto& f : files) {
-      if (import::IsKscopeStore(f)) {
-        exit_code = Fail(Error{f, "a kscope store, not a profiler output",
-                               fmt::format("copy its runs into this store with: kscope merge {}", f)});
-        return;
-      }
-    }
-    auto outcomes = import::ImportFiles(*store, args->files, options);
-    if (!outcomes.ok()) {
-      exit_code = Fail(outcomes.error());
-      return;
-    }
-    if (auto there = store->CheckStillThere(); !there.ok()) {
-      exit_code = Fail(there.error());
-      return;
-    }
-    std::set<int64_t> runs;
-    for (const auto& o : *outcomes) runs.insert(o.run_id);
-    if (auto moved = store::CheckpointCommitted(store->db(), fmt::format("the import (run {})", fmt::join(runs, ", ")));
-        !moved.ok()) {
-      exit_code = Fail(moved.error());  // the runs are safe in the log; the line says so
-    }
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (const auto& o : *outcomes) {
-      std::cout << fmt::format("imported {} as run {}: {} rows", o.path, o.run_id, o.rows_read);
-      if (o.rows_skipped > 0)
-        std::cout << fmt::format(", {} bad rows skipped (see table import_problem)", o.rows_skipped);
-      if (o.shared_correlations > 0) {
-        std::cout << fmt::format(
-            ", {} CUDA calls repeat an earlier call's correlation id (their GPU work is linked to the first; see "
-            "table import_problem)",
-            o.shared_correlations);
-      }
-      std::cout << "\n";
-    }
-    std::cout << fmt::format("{:.2f} s into {}\n", secs, global.DbPath());
+    // A store this call creates and that holds no run when it fails is removed again: a failed
+    // first import leaves nothing behind.
+    std::error_code ec;
+    const bool created = !std::filesystem::exists(std::filesystem::symlink_status(global.DbPath(), ec));
+    exit_code = ImportInto(*args, *manifest, global.DbPath());
+    if (exit_code != 0 && created) RemoveIfNoRuns(global.DbPath());
   });
 }
 

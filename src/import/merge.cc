@@ -18,8 +18,19 @@ namespace {
 
 Result<int> VersionOf(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
+  if (fs::is_directory(path, ec)) {
+    return Error{
+        path, "a folder, not a kscope store",
+        fmt::format("to merge a store, name its .db file (its --db or $KSCOPE_DB); to import run directories or "
+                    "exported runs: kscope import {}",
+                    path)};
+  }
+  if (!fs::exists(path, ec)) {
     return Error{path, "no such store", "name the .db file of the other store (its --db or $KSCOPE_DB)"};
+  }
+  if (!fs::is_regular_file(path, ec)) {
+    return Error{path, "not a file, so not a kscope store",
+                 "name the .db file of the other store (its --db or $KSCOPE_DB)"};
   }
   auto db = sql::Db::Open(path, sql::OpenMode::kReader);
   if (!db.ok()) return db.error();

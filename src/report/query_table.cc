@@ -15,6 +15,7 @@ namespace kscope::report {
 namespace {
 
 constexpr std::string_view kFix = "see the views in docs/query.md";
+constexpr int kMaxQueryValue = 64 << 20;  // bytes of one value of a query's result
 
 Error QueryError(const sql::Db& db, std::string_view what) {
   return Error{db.path(), fmt::format("query: {}", what), std::string(kFix)};
@@ -105,12 +106,19 @@ Status RunQuery(sql::Db& db, std::string_view sql, const std::function<void(std:
   const char* tail = nullptr;
   std::string denied_function;
   sqlite3_set_authorizer(db.raw(), OnlyReads, &denied_function);
+  // One value of the result (a string made by group_concat, a blob) is held a few times on its
+  // way out: bounded, so that memory stays a few hundred MB whatever the query.
+  const int length_limit = sqlite3_limit(db.raw(), SQLITE_LIMIT_LENGTH, kMaxQueryValue);
   const int prepared = sqlite3_prepare_v2(db.raw(), sql.data(), static_cast<int>(sql.size()), &raw, &tail);
   std::unique_ptr<sqlite3_stmt, sql::StmtFinalizer> stmt(raw);
   struct AuthorizerOff {
     sqlite3* db;
-    ~AuthorizerOff() { sqlite3_set_authorizer(db, nullptr, nullptr); }
-  } authorizer_off{db.raw()};
+    int length_limit;
+    ~AuthorizerOff() {
+      sqlite3_set_authorizer(db, nullptr, nullptr);
+      sqlite3_limit(db, SQLITE_LIMIT_LENGTH, length_limit);
+    }
+  } authorizer_off{db.raw(), length_limit};
   if (prepared != SQLITE_OK) {
     if (!denied_function.empty()) {  // SQLite says "not authorized to use function"
       return Error{db.path(), fmt::format("query: kscope query does not run the SQL function {}()", denied_function),
@@ -134,6 +142,12 @@ Status RunQuery(sql::Db& db, std::string_view sql, const std::function<void(std:
     row.reserve(static_cast<size_t>(columns));
     for (int c = 0; c < columns; ++c) row.push_back(ColumnCell(raw, c));
     on_row(std::move(row));
+  }
+  if ((rc & 0xFF) == SQLITE_TOOBIG) {
+    return Error{db.path(),
+                 fmt::format("query: a value of the result is larger than {} MiB, kscope query's bound for one value",
+                             kMaxQueryValue >> 20),
+                 "select less per row (substr(), a narrower group_concat)"};
   }
   if (rc != SQLITE_DONE) return QueryError(db, db.ErrorMessage());
   return Status::Ok();

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "util/stale_scratch.h"
+
 namespace kscope {
 
 namespace fs = std::filesystem;
@@ -25,7 +27,9 @@ Error Failed(const fs::path& path, const std::string& what, int err) {
 }  // namespace
 
 Result<AtomicFile> AtomicFile::Create(const fs::path& path) {
-  std::string temp = (FolderOf(path) / ("." + path.filename().string() + ".kscope-XXXXXX")).string();
+  const std::string prefix = "." + path.filename().string() + ".kscope-";
+  (void)RemoveStaleScratch(FolderOf(path), prefix);  // what a killed kscope left for this file
+  std::string temp = (FolderOf(path) / (prefix + ScratchTag() + "XXXXXX")).string();
   const int fd = mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) return Failed(path, "cannot create a file in its folder", errno);
   // mkostemp makes it 0600; a finished file reads as any other the user makes.

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 namespace kscope {
 
@@ -57,7 +58,25 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path, const JsonBounds& b
                              bounds.max_depth),
                  fix};
   }
-  return nlohmann::json::parse(text, nullptr, false);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte counts from 1; a parse that ran out of text is a cut file.
+    if (e.byte >= text.size()) {
+      return Error{path, fmt::format("the JSON ends early, at byte {} (the file is cut short)", text.size()), fix};
+    }
+    const size_t at = e.byte == 0 ? 0 : e.byte - 1;
+    const size_t from = at >= 20 ? at - 20 : 0;
+    std::string near(text.substr(from, at - from + 20));
+    for (char& c : near) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
+    const bool non_number = near.find("NaN") != std::string::npos || near.find("Infinity") != std::string::npos;
+    return Error{path,
+                 fmt::format("not valid JSON at byte {} (near \"{}\"){}", at, near,
+                             non_number ? "; JSON has no NaN or Infinity" : ""),
+                 fix};
+  }
 }
 
 }  // namespace kscope

@@ -134,7 +134,17 @@ Error Diagnose(const std::string& path, const DbFailure& failure, std::string_vi
                       std::chrono::duration_cast<std::chrono::seconds>(DefaultLockWait().limit).count()),
           "let the other kscope (or sqlite3) finish and try again, or wait longer: KSCOPE_LOCK_WAIT_S=SECONDS"};
     case SQLITE_CANTOPEN:
-      if (std::error_code ec; failure.sys_errno == ENOENT && !fs::exists(path, ec)) {
+      if (std::error_code ec; (failure.sys_errno == ENOENT || failure.sys_errno == EACCES) && !fs::exists(path, ec)) {
+        // Nothing there to open: the folder is missing, or one the user may not write in.
+        const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+        if (!fs::is_directory(folder, ec)) {
+          return Error{path, fmt::format("no such folder: {}", folder.string()), "check the path"};
+        }
+        if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+          return Error{path,
+                       fmt::format("cannot create the database: you may not write in its folder {}", folder.string()),
+                       "pass --db with a path in a folder you can write"};
+        }
         return Error{path, fmt::format("no such file ({})", msg), "check the path"};
       }
       if (::access(path.c_str(), R_OK) != 0 && errno == EACCES) {

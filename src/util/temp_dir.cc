@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "util/interrupt_note.h"
+#include "util/stale_scratch.h"
 
 namespace kscope {
 
@@ -22,7 +23,8 @@ Result<TempDir> TempDir::Make(std::string_view prefix) {
 
 Result<TempDir> TempDir::MakeIn(const std::string& folder, std::string_view prefix) {
   const fs::path tmp = folder;
-  std::string name = (tmp / (std::string(prefix) + "XXXXXX")).string();
+  (void)RemoveStaleScratch(tmp, prefix);  // what a killed kscope left here
+  std::string name = (tmp / (std::string(prefix) + ScratchTag() + "XXXXXX")).string();
   if (::mkdtemp(name.data()) == nullptr) {
     return Error{tmp.string(), fmt::format("cannot make a temporary folder: {}", std::strerror(errno)),
                  "set TMPDIR to a writable folder with free space"};

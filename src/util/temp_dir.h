@@ -12,7 +12,9 @@ namespace kscope {
 
 class TempDir {
  public:
-  // A folder named `prefix` and six random characters, e.g. "kscope-import-" -> kscope-import-Xy3kQz.
+  // A folder named `prefix`, this process's id and six random characters, e.g. "kscope-import-"
+  // -> kscope-import-4242-Xy3kQz; first, what a killed kscope left under that prefix goes
+  // (util/stale_scratch.h).
   static Result<TempDir> Make(std::string_view prefix);
   // The same inside `folder` (e.g. beside where its content is renamed to once complete).
   static Result<TempDir> MakeIn(const std::string& folder, std::string_view prefix);

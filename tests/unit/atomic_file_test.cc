@@ -22,6 +22,7 @@
 
 #include "config/config.h"
 #include "import/import_files.h"
+#include "in_child.h"
 #include "report/report_files.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
@@ -33,35 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs `body` in a forked child and returns the text it returned. `fsize_limit` (bytes, 0 for
-// none) makes larger files fail with EFBIG as a full disk would; `as_nobody` drops root, whom
-// folder permissions do not stop.
-std::string InChild(const std::function<std::string()>& body, rlim_t fsize_limit, bool as_nobody) {
-  int p[2];
-  if (pipe(p) != 0) return "(no pipe)";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(p[0]);
-    bool ready = true;
-    if (fsize_limit > 0) {
-      const rlimit limit{fsize_limit, fsize_limit};
-      std::signal(SIGXFSZ, SIG_IGN);
-      ready = setrlimit(RLIMIT_FSIZE, &limit) == 0;
-    }
-    if (as_nobody && geteuid() == 0) ready = ready && setgid(65534) == 0 && setuid(65534) == 0;
-    const std::string text = ready ? body() : "(the child could not set itself up)";
-    const ssize_t n = write(p[1], text.data(), text.size());
-    _exit(n == static_cast<ssize_t>(text.size()) ? 0 : 1);
-  }
-  close(p[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(p[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(p[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return text;
-}
+using testing::InChild;
 
 std::string Line(const Status& st) { return st.ok() ? "ok" : st.error().Line(); }
 

@@ -204,11 +204,14 @@ TEST_F(RunDirReplay, RunDirectoriesMissingWhatTheirManifestPromisesAreRefused) {
   auto [rows, p3] =
       import_copy([&](const fs::path&, nlohmann::json& m) { pass_step(m)["profiled_kernel_rows"] = "abc"; }, false);
   ASSERT_FALSE(rows.ok());
-  EXPECT_EQ(rows.error().Line(),
-            "kscope: error: " + p3 + at + "profiled_kernel_rows is not a list of whole numbers" + fix);
+  EXPECT_EQ(rows.error().Line(), "kscope: error: " + p3 + fmt::format(": steps[{}].", pass_index) +
+                                     "profiled_kernel_rows is a string, and kscope profile writes a list of whole "
+                                     "numbers there" +
+                                     fix);
   auto [steps, p4] = import_copy([](const fs::path&, nlohmann::json& m) { m["steps"] = {1, 2, 3}; }, false);
   ASSERT_FALSE(steps.ok());
-  EXPECT_EQ(steps.error().Line(), "kscope: error: " + p4 + ": steps[0]: a step is not an object" + fix);
+  EXPECT_EQ(steps.error().Line(),
+            "kscope: error: " + p4 + ": steps is a list, and kscope profile writes a list of objects there" + fix);
 }
 
 // An import of a run directory with compressed files, ended by SIGTERM while it reads them,

@@ -23,6 +23,12 @@ Result<ImportResult> TraceToStore::Finish() {
     for (const TraceEvent& g : pending) KSCOPE_RETURN_IF_ERROR(OnEvent(g));
   }
   const int64_t kernels = kernels_.rows();
+  if (kernels == 0 && unread_kernels_ > 0 && !target_.allow_no_kernels) {
+    return Error{path_,
+                 fmt::format("none of its {} kernel events could be read: {}", unread_kernels_, first_unread_kernel_),
+                 "write ts and dur as JSON numbers and pid and tid as the profiler does (torch.profiler's "
+                 "export_chrome_trace)"};
+  }
   if (kernels == 0 && !target_.allow_no_kernels) {
     return Error{path_, "trace without any GPU kernel (recorded without CUDA activity, or outside its window)",
                  "record with torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])"};

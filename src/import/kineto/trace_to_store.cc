@@ -68,6 +68,9 @@ Result<int64_t> TraceToStore::Intern(std::string_view s) {
 
 Status TraceToStore::Problem(const TraceEvent& e, std::string_view what, bool skipped) {
   if (skipped) ++rows_skipped_;
+  if (skipped && KindOf(e) == EventKind::kKernel && unread_kernels_++ == 0) {
+    first_unread_kernel_ = fmt::format("{} (the first, ending at byte {})", what, e.offset);
+  }
   if (problems_++ >= kMaxProblemDetails) return Status::Ok();
   const std::string raw = fmt::format("{} {} \"{}\" ts={} dur={}", e.ph, e.cat, e.name.substr(0, 200), e.ts, e.dur);
   return target_.store.AddProblem(target_.run_id, target_.source_id, fmt::format("event ending at byte {}", e.offset),
