@@ -1,5 +1,6 @@
 // Files written whole or not at all. The bytes go to a temporary file in the same folder
-// (".NAME.kscope-<pid>-XXXXXX"; one a killed kscope left is removed by the next, stale_scratch.h), are flushed to the disk (fsync) and the file is renamed over NAME,
+// (".NAME.kscope-<pid>-XXXXXX"; one a killed kscope left is removed by the next,
+// util/stale_scratch.h), are flushed to the disk (fsync) and the file is renamed over NAME,
 // so a reader, a crash, a full disk or a size limit leaves the previous NAME or none, never a
 // truncated one. Every file kscope writes goes through here (the logs of the programs
 // `kscope profile` runs, appended as they run, and the SQLite store excepted).
