@@ -93,9 +93,9 @@ class TraceToStore final : public TraceSink {
   std::vector<CollectiveMessage> collectives_;  // the NCCL kernels' message sizes
   std::vector<bool> launched_;                  // per operation of the run: linked to its call
   int64_t rows_read_ = 0, rows_skipped_ = 0, problems_ = 0, unlaunched_ = 0, past_window_ = 0;
-  int64_t shared_correlations_ = 0;  // calls repeating an earlier call's correlation id
-  int64_t unread_kernels_ = 0;       // kernel events skipped as bad
-  std::string first_unread_kernel_;  // why the first was, and where
+  int64_t shared_correlations_ = 0;    // calls repeating an earlier call's correlation id
+  int64_t unread_kernels_ = 0;         // kernel events skipped as bad
+  std::string first_unread_kernel_;    // why the first was, and where
   std::optional<int64_t> window_end_;  // the profiler's "Record Window End"
 };
 
