@@ -43,6 +43,7 @@ void RegisterDiff(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterQuery(CLI::App& app, const GlobalOptions& global, int& exit_code);
 // kscope export and kscope merge (export_cmd.cc).
 void RegisterExport(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void RegisterWhatIf(CLI::App& app, const GlobalOptions& global, int& exit_code);
 
 // Prints an error as kscope's one line on stderr and returns the exit code for it.
 int Fail(const Error& error);

@@ -52,6 +52,7 @@ int Run(int argc, char** argv) {
   kscope::cli::RegisterAtlas(app, global, exit_code);
   kscope::cli::RegisterDiff(app, global, exit_code);
   kscope::cli::RegisterExport(app, global, exit_code);
+  kscope::cli::RegisterWhatIf(app, global, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

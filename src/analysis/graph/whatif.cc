@@ -1,0 +1,177 @@
+#include "analysis/graph/whatif.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/graph/graph_events.h"
+#include "analysis/graph/replay.h"
+#include "analysis/timeline/ranks.h"
+
+namespace kscope::analysis::graph {
+
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The critical path of `step` in replay `r`, its time added to `parts` by part and, for the
+// operations on it, to `on_path` by name id.
+void AddPath(const DependencyGraph& g, const Replayed& r, const Step& step, PartTimes& parts,
+             std::unordered_map<int64_t, double>* on_path) {
+  const int64_t from = step.begin.At(r), until = step.end.At(r);
+  for (const PathSegment& s : WalkBack(g, r, step.end.point, from)) {
+    const int64_t end = std::min(s.end, until);
+    if (end <= s.start) continue;
+    parts[static_cast<size_t>(s.part)] += static_cast<double>(end - s.start);
+    const bool work = s.part == PathPart::kKernel || s.part == PathPart::kCommunication || s.part == PathPart::kCopy;
+    if (on_path != nullptr && work && !g.is_call(s.node)) {
+      (*on_path)[g.events.ops.name[g.op(s.node)]] += static_cast<double>(end - s.start);
+    }
+  }
+}
+
+StepAnswer Answer(const DependencyGraph& g, const StepSet& set, const Replayed& recorded, const Replayed& edited,
+                  const WhatIfOptions& options) {
+  StepAnswer a;
+  a.name = set.name;
+  a.how = set.how;
+  a.source = set.source;
+  a.steps = static_cast<int64_t>(set.steps.size());
+  std::vector<double> rec, rep, pred;
+  for (const Step& s : set.steps) {
+    rec.push_back(
+        static_cast<double>((g.recorded(s.end.point) - s.end.offset) - (g.recorded(s.begin.point) - s.begin.offset)));
+    rep.push_back(static_cast<double>(s.end.At(recorded) - s.begin.At(recorded)));
+    pred.push_back(static_cast<double>(s.end.At(edited) - s.begin.At(edited)));
+  }
+  a.recorded_ns = Median(rec);
+  a.replayed_ns = Median(rep);
+  a.predicted_ns = Median(pred);
+  a.replay_error_pct = a.recorded_ns > 0 ? 100 * (a.replayed_ns - a.recorded_ns) / a.recorded_ns : 0;
+  // The critical path of the typical steps: those within half and twice the median (a step
+  // that held a one-time stall, a compilation, a checkpoint, would swamp a mean).
+  std::unordered_map<int64_t, double> on_path;
+  std::vector<const Step*> typical;
+  for (size_t k = 0; k < set.steps.size(); ++k) {
+    if (rec[k] < a.recorded_ns / 2 || rec[k] > 2 * a.recorded_ns) continue;
+    typical.push_back(&set.steps[k]);
+    AddPath(g, recorded, set.steps[k], a.before, &on_path);
+    AddPath(g, edited, set.steps[k], a.after, nullptr);
+    a.typical_recorded_ns += rec[k];
+    a.typical_predicted_ns += pred[k];
+  }
+  a.typical_steps = static_cast<int64_t>(typical.size());
+  const double n = static_cast<double>(std::max<int64_t>(a.typical_steps, 1));
+  for (double& v : a.before) v /= n;
+  for (double& v : a.after) v /= n;
+  a.typical_recorded_ns /= n;
+  a.typical_predicted_ns /= n;
+  // Each kernel's GPU time in the steps (the recording's), beside its time on the path.
+  const auto& o = g.events.ops;
+  std::map<int64_t, std::vector<uint32_t>> by_process;
+  for (uint32_t op = 0; op < g.ops; ++op) by_process[o.global_pid[op]].push_back(op);
+  for (auto& [pid, ops] : by_process) {
+    std::sort(ops.begin(), ops.end(), [&](uint32_t x, uint32_t y) { return o.start[x] < o.start[y]; });
+  }
+  std::unordered_map<int64_t, std::pair<double, int64_t>> gpu;  // name id -> (ns, launches)
+  for (const Step* step : typical) {
+    const Step& s = *step;
+    const int64_t from = g.recorded(s.begin.point) - s.begin.offset, to = g.recorded(s.end.point) - s.end.offset;
+    const auto& ops = by_process[s.global_pid];
+    auto it = std::lower_bound(ops.begin(), ops.end(), from, [&](uint32_t x, int64_t t) { return o.start[x] < t; });
+    for (; it != ops.end() && o.start[*it] < to; ++it) {
+      if (o.is_kernel[*it] == 0) continue;
+      auto& [ns, launches] = gpu[o.name[*it]];
+      ns += static_cast<double>(o.end[*it] - o.start[*it]);
+      ++launches;
+    }
+  }
+  for (const auto& [name, t] : gpu) {
+    const auto it = std::lower_bound(g.events.op_name_ids.begin(), g.events.op_name_ids.end(), name);
+    const auto path = on_path.find(name);
+    a.kernels.push_back({g.events.op_names[static_cast<size_t>(it - g.events.op_name_ids.begin())], t.first / n,
+                         path == on_path.end() ? 0 : path->second / n, t.second});
+  }
+  std::sort(a.kernels.begin(), a.kernels.end(), [](const KernelOnPath& x, const KernelOnPath& y) {
+    if (x.path_ns != y.path_ns) return x.path_ns > y.path_ns;
+    if (x.gpu_ns != y.gpu_ns) return x.gpu_ns > y.gpu_ns;
+    return x.name < y.name;
+  });
+  if (a.kernels.size() > options.top_kernels) a.kernels.resize(options.top_kernels);
+  return a;
+}
+
+std::vector<std::string> NotesOf(const DependencyGraph& g) {
+  std::vector<std::string> notes;
+  if (g.calls == 0) {
+    notes.push_back(
+        "the capture has no CUDA API calls: no launch, host or synchronization dependency is known, "
+        "and every operation is placed by its stream alone; capture with nsys profile --trace=cuda, or "
+        "torch.profiler with ProfilerActivity.CUDA");
+  } else if (g.gaps.ops_without_launch > 0) {
+    notes.push_back(
+        fmt::format("{} GPU operations have no launching call in the capture (launched before it "
+                    "started, or by a process it did not trace): they follow their stream alone",
+                    g.gaps.ops_without_launch));
+  }
+  if (g.gaps.backward_edges > 0) {
+    notes.push_back(
+        fmt::format("{} dependencies run backward in time (the host's and the GPU's clocks apart): "
+                    "replayed as recorded",
+                    g.gaps.backward_edges));
+  }
+  if (g.gaps.unmatched_collectives > 0) {
+    notes.push_back(
+        fmt::format("{} collective kernels could not be matched across the ranks (their streams differ "
+                    "in order or count): their waits for peers are taken as recorded",
+                    g.gaps.unmatched_collectives));
+  }
+  return notes;
+}
+
+}  // namespace
+
+Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std::vector<Edit>& edits,
+                                  const WhatIfOptions& options) {
+  auto events = LoadGraphEvents(store, run_id);
+  if (!events.ok()) return events.error();
+  const DependencyGraph g = BuildGraph(std::move(*events));
+  auto sets = FindStepSets(store, run_id, g, options.warmup);
+  if (!sets.ok()) return sets.error();
+  auto ranks = ReadRanks(store, run_id);
+  if (!ranks.ok()) return ranks.error();
+  std::vector<int64_t> rank_pid;
+  for (const RunRank& r : *ranks) rank_pid.push_back(r.global_pid);
+  WhatIfAnswer answer;
+  answer.run_id = run_id;
+  answer.calls = g.calls;
+  answer.ops = g.ops;
+  answer.edges_by_kind = g.edges_by_kind;
+  answer.gaps = g.gaps;
+  std::vector<int64_t> duration = g.duration, gap = GapsOf(g);
+  for (const Edit& e : edits) {
+    auto m = ApplyEdit(g, *sets, e, rank_pid, duration, gap);
+    if (!m.ok()) return m.error();
+    answer.edits.push_back(*m);
+  }
+  const Replayed recorded = Replay(g);
+  const Replayed edited = edits.empty() ? recorded : Replay(g, duration, gap);
+  answer.cyclic = std::max(recorded.cyclic, edited.cyclic);
+  for (const StepSet& set : *sets) answer.steps.push_back(Answer(g, set, recorded, edited, options));
+  answer.notes = NotesOf(g);
+  if (answer.steps.empty()) {
+    answer.notes.push_back(
+        "the run has no steps to answer for: no NVTX stage repeats three times or more and no "
+        "loop of repeated kernels was found");
+  }
+  return answer;
+}
+
+}  // namespace kscope::analysis::graph

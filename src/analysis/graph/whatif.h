@@ -1,0 +1,85 @@
+// What a change would make of a run's steps: the run's dependency graph (dependency_graph.h)
+// replayed as recorded and with edits (edits.h), per step set (steps.h: the steady instances
+// of each NVTX stage that repeats, and the iterations of the run's loop), with the critical
+// path's time by what it runs through, before and after, and each kernel's time on the path
+// beside its GPU time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/graph/critical_path.h"
+#include "analysis/graph/dependency_graph.h"
+#include "analysis/graph/edits.h"
+#include "analysis/graph/steps.h"
+#include "store/store.h"
+#include "util/status.h"
+
+namespace kscope::analysis::graph {
+
+struct WhatIfOptions {
+  int64_t warmup = 1;       // each stage's instances left out at the start (stages.warmup)
+  size_t top_kernels = 10;  // kernels listed per step set, by time on the critical path
+};
+
+// ns per step, by what the critical path runs through (PathPart).
+using PartTimes = std::array<double, kPathParts>;
+
+struct KernelOnPath {
+  std::string name;
+  double gpu_ns = 0;   // per step: its GPU time in the step (every launch of it)
+  double path_ns = 0;  // per step: the part of that on the critical path
+  int64_t launches = 0;
+};
+
+struct StepAnswer {
+  std::string name;  // the stage's display name, or "iteration"
+  std::string how;   // what marks the steps
+  StepSource source = StepSource::kStage;
+  int64_t steps = 0;
+  double recorded_ns = 0;       // median step as recorded
+  double replayed_ns = 0;       // median step of the unedited replay
+  double predicted_ns = 0;      // median step with the edits
+  double replay_error_pct = 0;  // (replayed - recorded) / recorded
+  // The typical steps (within half and twice the median): their count, mean step, and mean
+  // critical path per step, as recorded and edited; the kernels on their recorded path.
+  int64_t typical_steps = 0;
+  double typical_recorded_ns = 0, typical_predicted_ns = 0;
+  PartTimes before{}, after{};
+  std::vector<KernelOnPath> kernels;  // per typical step, by time on the recorded path, largest first
+};
+
+struct EditMatch {
+  std::string edit;
+  int64_t nodes = 0, edges = 0;  // what it changed
+};
+
+struct WhatIfAnswer {
+  int64_t run_id = 0;
+  std::vector<EditMatch> edits;
+  size_t calls = 0, ops = 0;
+  std::vector<int64_t> edges_by_kind;  // EdgeKind order
+  GraphGaps gaps;
+  int64_t cyclic = 0;              // points the replay placed out of order
+  std::vector<StepAnswer> steps;   // one per step set; stages by total time, then iterations
+  std::vector<std::string> notes;  // what the capture lacks, and what adds it
+};
+
+// The answer for `edits` (none: the recording and its critical path).
+Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std::vector<Edit>& edits,
+                                  const WhatIfOptions& options);
+
+// The step sets of a run (whatif_steps.cc): each stage of the user's with two steady periods
+// or more, then the iterations of its loop where one is found.
+Result<std::vector<StepSet>> FindStepSets(store::Store& store, int64_t run_id, const DependencyGraph& g,
+                                          int64_t warmup);
+
+// The durations and gaps of `g` with `edit` applied on top of `duration` and `gap`
+// (whatif_apply.cc); `rank_pid`: each rank's process. An error when it changes nothing.
+Result<EditMatch> ApplyEdit(const DependencyGraph& g, const std::vector<StepSet>& sets, const Edit& edit,
+                            const std::vector<int64_t>& rank_pid, std::vector<int64_t>& duration,
+                            std::vector<int64_t>& gap);
+
+}  // namespace kscope::analysis::graph
