@@ -226,8 +226,8 @@ TEST(WhatIfEdits, AnEditThatMatchesNothingSaysSo) {
   auto scoped = ApplyEdit(g, {}, *ParseEdit("host@decode=0"), {}, duration, gap);
   ASSERT_FALSE(scoped.ok());
   EXPECT_EQ(scoped.error().Line(),
-            "kscope: error: what-if edit 'host@decode=0': no repeating stage named 'decode' in the run; the run has "
-            "no stage of three instances or more: leave the scope out");
+            "kscope: error: what-if edit 'host@decode=0': no stage named 'decode' in the run; the run has no NVTX "
+            "stage: leave the scope out, or name a rank (rank:N)");
   auto small = ApplyEdit(g, {}, *ParseEdit("kernel:SMALL=0.5"), {}, duration, gap);  // any case
   ASSERT_TRUE(small.ok());
   EXPECT_EQ(small->nodes, 10);

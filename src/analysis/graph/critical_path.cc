@@ -43,6 +43,7 @@ PathPart WaitOf(EdgeKind kind) {
     case EdgeKind::kBlocked: return PathPart::kSync;
     case EdgeKind::kCrossStream: return PathPart::kCrossStream;
     case EdgeKind::kCollective: return PathPart::kCommunication;
+    case EdgeKind::kThreadWake: return PathPart::kHost;
     case EdgeKind::kDuration: return PathPart::kApi;
   }
   return PathPart::kApi;

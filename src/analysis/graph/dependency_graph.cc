@@ -23,6 +23,7 @@ std::string_view EdgeKindName(EdgeKind kind) {
     case EdgeKind::kBlocked: return "blocked";
     case EdgeKind::kCrossStream: return "cross-stream";
     case EdgeKind::kCollective: return "collective";
+    case EdgeKind::kThreadWake: return "thread wake";
   }
   return "";
 }
@@ -158,6 +159,7 @@ DependencyGraph BuildGraph(GraphEvents events) {
   HostOrder(b);
   Launches(b);
   StreamOrder(b);
+  ThreadWakes(b);  // graph_threads.cc
   Waits(b);        // graph_waits.cc
   Collectives(b);  // graph_collectives.cc
   Calibrate(b);    // graph_calibrate.cc: typical latencies, cross-stream edges, CSR

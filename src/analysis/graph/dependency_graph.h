@@ -23,6 +23,11 @@
 //                 cudaStreamWaitEvent that nsys does not record with its event)
 //   collective    a collective kernel (NCCL...) of a job's rank ends once the last rank's
 //                 matching kernel started, plus the transfer
+//   thread wake   a thread's call after it was idle (a host gap of 200 us or more) that
+//                 starts at most 1 ms after another thread of its process ended a call or
+//                 opened or closed an NVTX range starts after that thread's last call (PyTorch's
+//                 autograd thread woken by backward(), the main thread by the end of the
+//                 backward pass); the host-order gap before it is then the thread's waiting
 //
 // Each node's end also comes its own duration after its start (for a call that waited, its
 // function's own work: the 10th percentile of its calls for a synchronizing one, the median
@@ -54,8 +59,9 @@ enum class EdgeKind : uint8_t {
   kBlocked,
   kCrossStream,
   kCollective,
+  kThreadWake,
 };
-inline constexpr size_t kEdgeKinds = 9;
+inline constexpr size_t kEdgeKinds = 10;
 std::string_view EdgeKindName(EdgeKind kind);  // "host order", "launch", ...
 
 inline constexpr uint32_t kNoLauncher = 0xFFFFFFFF;

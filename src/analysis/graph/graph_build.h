@@ -20,6 +20,8 @@ struct GraphBuild {
   void Add(uint32_t from, uint32_t to, EdgeKind kind, int64_t gap) { g.edges.push_back({from, to, kind, gap}); }
 };
 
+// Thread-wake edges between a process's host threads (graph_threads.cc).
+void ThreadWakes(GraphBuild& b);
 // Sync and blocked edges, and each waiting call's own duration (graph_waits.cc).
 void Waits(GraphBuild& b);
 // Collective edges across the ranks of a job (graph_collectives.cc).

@@ -78,6 +78,13 @@ void Calibrate(GraphBuild& b) {
     while (hi < g.edges.size() && g.edges[hi].to == g.edges[lo].to) ++hi;
     const uint32_t to = g.edges[lo].to;
     const int64_t at = g.recorded(to);
+    if (!IsEnd(to) && g.is_call(NodeOf(to)) && hi - lo > 1) {
+      // Woken by another thread: that wait holds the call up, and the host-order gap before it
+      // was the thread's waiting, not its work.
+      for (size_t e = lo; e < hi; ++e) {
+        if (g.edges[e].kind == EdgeKind::kHostOrder) g.edges[e].gap = std::min<int64_t>(g.edges[e].gap, 0);
+      }
+    }
     if (!IsEnd(to) && !g.is_call(NodeOf(to))) {
       size_t binding = lo;
       int64_t ready = INT64_MIN;

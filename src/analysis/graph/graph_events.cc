@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "analysis/names/api_names.h"
+#include "store/column_codec.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 
@@ -68,6 +69,19 @@ Result<GraphEvents> LoadGraphEvents(store::Store& store, int64_t run_id) {
   e.calls.global_tid = std::move((*calls)[2]);
   e.calls.correlation = std::move((*calls)[3]);
   e.calls.name = std::move((*calls)[4]);
+  namespace n = store::nvtx;
+  auto nvtx =
+      store::ReadColumns(store.db(), run_id, store::kNvtxStream, {n::kStart, n::kEnd, n::kGlobalTid, n::kEndGlobalTid});
+  if (!nvtx.ok()) return nvtx.error();
+  for (size_t r = 0; r < (*nvtx)[0].size(); ++r) {
+    const int64_t tid = (*nvtx)[2][r];
+    if (tid == store::kNull) continue;
+    e.marks.time.push_back((*nvtx)[0][r]);
+    e.marks.global_tid.push_back(tid);
+    if ((*nvtx)[1][r] == store::kNull) continue;
+    e.marks.time.push_back((*nvtx)[1][r]);
+    e.marks.global_tid.push_back((*nvtx)[3][r] == store::kNull ? tid : (*nvtx)[3][r]);
+  }
   std::unordered_set<int64_t> ids(e.calls.name.begin(), e.calls.name.end());
   ids.insert(o.name.begin(), o.name.end());
   auto strings = store.Strings(std::vector<int64_t>(ids.begin(), ids.end()));

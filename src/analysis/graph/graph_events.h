@@ -29,6 +29,9 @@ struct GraphEvents {
   struct Calls {
     std::vector<int64_t> start, end, global_tid, correlation, name;
   } calls;
+  struct Marks {  // NVTX range starts and ends: the host thread that made each, and when
+    std::vector<int64_t> time, global_tid;
+  } marks;
   // Per call name id (calls.name): its role and its display name (ApiDisplayName).
   std::vector<int64_t> function_ids;  // the distinct call names
   std::vector<CallRole> function_role;

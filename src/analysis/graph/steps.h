@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +45,12 @@ struct StepSet {
   // The nodes inside its instances (for an edit's scope): calls made while one was open on
   // its process, and the operations they launched.
   std::vector<uint8_t> inside;  // per node
+  // Its instances' spans on the host, merged where they overlap: per process, by start.
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> spans;
 };
+
+// The time [from, to) shares with `spans` (by start, disjoint).
+int64_t Overlap(const std::vector<std::pair<int64_t, int64_t>>& spans, int64_t from, int64_t to);
 
 // The first outer call of `global_tid` starting at or after `time` as a marker, or nothing.
 std::optional<StepMarker> HostMarker(const DependencyGraph& g, int64_t global_tid, int64_t time);

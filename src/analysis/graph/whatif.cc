@@ -164,7 +164,9 @@ Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std
   const Replayed recorded = Replay(g);
   const Replayed edited = edits.empty() ? recorded : Replay(g, duration, gap);
   answer.cyclic = std::max(recorded.cyclic, edited.cyclic);
-  for (const StepSet& set : *sets) answer.steps.push_back(Answer(g, set, recorded, edited, options));
+  for (const StepSet& set : *sets) {
+    if (!set.steps.empty()) answer.steps.push_back(Answer(g, set, recorded, edited, options));
+  }
   answer.notes = NotesOf(g);
   if (answer.steps.empty()) {
     answer.notes.push_back(

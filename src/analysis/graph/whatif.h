@@ -71,8 +71,9 @@ struct WhatIfAnswer {
 Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std::vector<Edit>& edits,
                                   const WhatIfOptions& options);
 
-// The step sets of a run (whatif_steps.cc): each stage of the user's with two steady periods
-// or more, then the iterations of its loop where one is found.
+// The step sets of a run (whatif_steps.cc): each stage of the user's (those of three instances
+// or more, with two steady periods or more, with their steps; the others as scopes for edits
+// only, without), then the iterations of its loop where one is found.
 Result<std::vector<StepSet>> FindStepSets(store::Store& store, int64_t run_id, const DependencyGraph& g,
                                           int64_t warmup);
 

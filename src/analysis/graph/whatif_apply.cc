@@ -7,6 +7,7 @@
 
 #include "analysis/graph/whatif.h"
 #include "analysis/names/kernel_names.h"
+#include "analysis/names/short_names.h"
 
 namespace kscope::analysis::graph {
 
@@ -46,9 +47,17 @@ Result<std::vector<uint8_t>> ScopeOf(const DependencyGraph& g, const std::vector
     if (s.name == e.scope) return s.inside;
     names += (names.empty() ? "" : ", ") + s.name;
   }
-  return Error{"", fmt::format("what-if edit '{}': no repeating stage named '{}' in the run", e.text, e.scope),
-               names.empty() ? "the run has no stage of three instances or more: leave the scope out"
+  return Error{"", fmt::format("what-if edit '{}': no stage named '{}' in the run", e.text, e.scope),
+               names.empty() ? "the run has no NVTX stage: leave the scope out, or name a rank (rank:N)"
                              : "scopes the run has: " + names + ", or rank:N"};
+}
+
+// The step set of the stage an edit is scoped to, or none.
+const StepSet* StageOf(const std::vector<StepSet>& sets, const std::string& scope) {
+  for (const StepSet& s : sets) {
+    if (!scope.empty() && s.name == scope) return &s;
+  }
+  return nullptr;
 }
 
 // The median of the run's cudaGraphLaunch calls, or kDefaultGraphLaunchNs.
@@ -95,7 +104,10 @@ Result<EditMatch> ApplyEdit(const DependencyGraph& g, const std::vector<StepSet>
       std::vector<uint8_t> named(g.events.op_names.size(), 0);
       const std::string pattern = Lower(e.pattern);
       for (size_t n = 0; n < named.size(); ++n) {
-        if (e.target == EditTarget::kKernel) named[n] = Lower(g.events.op_names[n]).find(pattern) != std::string::npos;
+        if (e.target == EditTarget::kKernel) {
+          named[n] = Lower(g.events.op_names[n]).find(pattern) != std::string::npos ||
+                     Lower(ShortKernelName(g.events.op_names[n])).find(pattern) != std::string::npos;
+        }
         if (e.target == EditTarget::kFamily) named[n] = Lower(IdentifyKernel(g.events.op_names[n]).family) == pattern;
       }
       for (uint32_t op = 0; op < g.ops; ++op) {
@@ -119,13 +131,24 @@ Result<EditMatch> ApplyEdit(const DependencyGraph& g, const std::vector<StepSet>
       }
       break;
     }
-    case EditTarget::kHost:
+    case EditTarget::kHost: {
+      // Scoped to a stage: the part of each host gap that its instances' spans cover (a
+      // busy-wait inside a range that makes no CUDA call is such a part).
+      const StepSet* stage = StageOf(sets, e.scope);
       for (size_t k = 0; k < g.edges.size(); ++k) {
-        if (g.edges[k].kind == EdgeKind::kHostOrder && in[NodeOf(g.edges[k].to)] != 0 && gap[k] != kEdgeRemoved) {
-          set_edge(k, Scaled(gap[k], e.factor));
+        const Edge& edge = g.edges[k];
+        if (edge.kind != EdgeKind::kHostOrder || gap[k] == kEdgeRemoved) continue;
+        if (stage == nullptr) {
+          if (in[NodeOf(edge.to)] != 0) set_edge(k, Scaled(gap[k], e.factor));
+          continue;
         }
+        const auto spans = stage->spans.find(g.lanes[g.lane[NodeOf(edge.to)]].global_pid);
+        if (spans == stage->spans.end()) continue;
+        const int64_t covered = Overlap(spans->second, g.recorded(edge.from), g.recorded(edge.to));
+        if (covered > 0) set_edge(k, gap[k] - Scaled(covered, 1 - e.factor));
       }
       break;
+    }
     case EditTarget::kLaunch:
       for (uint32_t c = 0; c < g.calls; ++c) {
         if (g.launches[c] != 0 && g.nested[c] == 0 && in[c] != 0) scale_node(c);

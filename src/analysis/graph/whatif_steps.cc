@@ -16,6 +16,26 @@ namespace {
 
 constexpr int64_t kThreadBits = 0xFFFFFF;
 
+// `windows` (start, end, process) merged per process.
+std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> Spans(
+    const std::vector<std::tuple<int64_t, int64_t, int64_t>>& windows) {
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> out;
+  for (const auto& [start, end, pid] : windows) out[pid].emplace_back(start, end);
+  for (auto& [pid, w] : out) {
+    std::sort(w.begin(), w.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto& s : w) {
+      if (!merged.empty() && s.first <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, s.second);
+      } else {
+        merged.push_back(s);
+      }
+    }
+    w = std::move(merged);
+  }
+  return out;
+}
+
 // The calls made while one of `windows` (start, end, process) was open on their process, and
 // the operations they launched.
 std::vector<uint8_t> Inside(const DependencyGraph& g, std::vector<std::tuple<int64_t, int64_t, int64_t>> windows) {
@@ -53,7 +73,7 @@ void StageSets(const DependencyGraph& g, const NsysEvents& events, const std::ve
   for (size_t r = 0; r < n.start.size(); ++r) thread_of[{n.start[r], n.global_tid[r] & ~kThreadBits}] = n.global_tid[r];
   std::vector<std::pair<int64_t, StepSet>> sets;  // by the stage's total range time
   for (const Stage& stage : stages) {
-    if (stage.torch_op || stage.library || stage.instance_list.size() < 3) continue;
+    if (stage.torch_op || stage.library || stage.instance_list.empty()) continue;
     const StageSteady steady = SteadyState(stage, warmup);
     StepSet set;
     set.source = StepSource::kStage;
@@ -73,7 +93,8 @@ void StageSets(const DependencyGraph& g, const NsysEvents& events, const std::ve
       const auto tid = thread_of.find({inst.start, inst.global_pid});
       if (tid == thread_of.end()) continue;
       const auto begin = HostMarker(g, tid->second, inst.start);
-      if (!begin) continue;
+      // A range inside which its thread makes no CUDA call has nothing the graph can time.
+      if (!begin || (nested && g.recorded(begin->point) > range_end)) continue;
       if (nested) {
         if (auto end = HostEndMarker(g, tid->second, range_end);
             end && g.recorded(end->point) - end->offset > g.recorded(begin->point) - begin->offset) {
@@ -87,7 +108,8 @@ void StageSets(const DependencyGraph& g, const NsysEvents& events, const std::ve
       for (size_t k = 1; k < markers.size(); ++k)
         set.steps.push_back({markers[k - 1].first, markers[k].first, markers[k].second});
     }
-    if (set.steps.size() < 2) continue;
+    if (stage.instance_list.size() < 3 || set.steps.size() < 2) set.steps.clear();  // a scope for edits only
+    set.spans = Spans(windows);
     set.inside = Inside(g, std::move(windows));
     sets.emplace_back(stage.range_ns, std::move(set));
   }
@@ -116,6 +138,7 @@ Status IterationSet(store::Store& store, int64_t run_id, const DependencyGraph& 
   }
   std::vector<std::tuple<int64_t, int64_t, int64_t>> windows;
   for (const Iteration& it : loop.iterations) windows.emplace_back(it.start, it.end, set.steps.front().global_pid);
+  set.spans = Spans(windows);
   set.inside = Inside(g, std::move(windows));
   out.push_back(std::move(set));
   return Status::Ok();
@@ -135,6 +158,15 @@ std::optional<StepMarker> HostMarker(const DependencyGraph& g, int64_t global_ti
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+int64_t Overlap(const std::vector<std::pair<int64_t, int64_t>>& spans, int64_t from, int64_t to) {
+  int64_t shared = 0;
+  auto it = std::upper_bound(spans.begin(), spans.end(), std::make_pair(from, INT64_MAX));
+  if (it != spans.begin()) --it;
+  for (; it != spans.end() && it->first < to; ++it)
+    shared += std::max<int64_t>(0, std::min(to, it->second) - std::max(from, it->first));
+  return shared;
 }
 
 std::optional<StepMarker> HostEndMarker(const DependencyGraph& g, int64_t global_tid, int64_t time) {
