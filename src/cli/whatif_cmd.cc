@@ -1,6 +1,7 @@
 // kscope whatif RUN [EDIT...]: the run's steps replayed over its dependency graph as recorded
 // and with the edits, their critical path before and after (analysis/graph/whatif.h).
 #include <iostream>
+#include <optional>
 
 #include "analysis/graph/whatif.h"
 #include "cli/commands.h"
@@ -17,6 +18,8 @@ struct WhatIfArgs {
   std::vector<std::string> edits;
   std::string format = "table";
   size_t top = 10;
+  std::string steps;
+  std::optional<double> step_ms;
 };
 
 int Run(const WhatIfArgs& a, const GlobalOptions& global) {
@@ -33,6 +36,8 @@ int Run(const WhatIfArgs& a, const GlobalOptions& global) {
   analysis::graph::WhatIfOptions options;
   options.warmup = cfg->stages.warmup;
   options.top_kernels = a.top;
+  options.steps = a.steps;
+  if (a.step_ms) options.measured_step_ns = *a.step_ms * 1e6;
   auto answer = analysis::graph::AnswerWhatIf(*store, a.run, edits, options);
   if (!answer.ok()) return Fail(answer.error());
   if (a.format == "json") {
@@ -64,6 +69,13 @@ void RegisterWhatIf(CLI::App& app, const GlobalOptions& global, int& exit_code) 
                   "launch, sync; or graph@STAGE (docs/whatif.md)");
   cmd->add_option("--format,-f", args->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("--top", args->top, "kernels listed per step set (default 10)");
+  cmd->add_option("--steps", args->steps,
+                  "the steps to calibrate on: a stage's name or 'iteration' (default: the outermost repeating stage, "
+                  "else the iterations)");
+  cmd->add_option("--step-ms", args->step_ms,
+                  "a step's median measured without a profiler, in ms: the host's time is scaled to it before the "
+                  "edits (tracing slows the host, not the GPU)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args, &global, &exit_code] { exit_code = Run(*args, global); });
 }
 

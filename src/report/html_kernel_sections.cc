@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "report/display_numbers.h"
+#include "report/html_escape.h"
 #include "report/html_sections.h"
 #include "report/html_table.h"
+#include "report/report_text_path.h"
 
 namespace kscope::report {
 
@@ -29,13 +31,41 @@ std::string BottleneckText(std::string_view bottleneck) {
   return std::string(bottleneck);
 }
 
+void WriteCriticalPathSection(const RunReport& report, std::ostream& out) {
+  if (!report.critical_path) return;
+  const CriticalPathPart& p = *report.critical_path;
+  out << "<section id=\"critical-path\">\n<h2>Critical path of " << EscapeHtml(StepName(p.steps)) << "</h2>\n<p>"
+      << "What one step waits on, from the run's dependency graph: " << EscapeHtml(p.marked_by) << ", median "
+      << DurationText(p.median_step_ns) << " over " << p.steps_count << " steps, the " << p.typical_steps
+      << " within half and twice the median averaged (kscope whatif replays it with changes).</p>\n";
+  double total = 0;
+  for (const auto& [part, ns] : p.parts) total += ns;
+  HtmlTable parts({"Runs through", "Per step", "Share of the path"});
+  for (const auto& [part, ns] : p.parts) {
+    parts.rows.push_back({{part}, Num(DurationText(ns)), Num(PercentText(total > 0 ? 100 * ns / total : 0))});
+  }
+  WriteHtmlTable(parts, out);
+  if (!p.kernels.empty()) {
+    HtmlTable kernels({"Kernel", "Launches", "GPU time", "On the path", "Share on the path"});
+    for (const auto& k : p.kernels) {
+      kernels.rows.push_back({Kernel(k.short_name, k.name), Num(CountText(k.launches)), Num(DurationText(k.gpu_ns)),
+                              Num(DurationText(k.path_ns)),
+                              Num(PercentText(k.gpu_ns > 0 ? 100 * k.path_ns / k.gpu_ns : 0))});
+    }
+    WriteHtmlTable(kernels, out);
+  }
+  out << "</section>\n";
+}
+
 void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
   const std::vector<TopKernel>& kernels = report.top_kernels;
-  out << "<section id=\"top-kernels\">\n<h2>Top kernels by GPU time</h2>\n";
+  out << "<section id=\"top-kernels\">\n<h2>"
+      << (report.critical_path ? "Top kernels by time on the critical path" : "Top kernels by GPU time") << "</h2>\n";
   WriteChartPlace("top-kernels",
                   kernels.empty() ? std::optional<std::string>("This run has no kernels.") : std::nullopt, out);
-  HtmlTable table({"#", "Kernel", "Family", "Library", "Launches", "GPU time", "Average", "Share", "Bottleneck", "SM",
-                   "DRAM", "L1 hit", "L2 hit", "Achieved occupancy", "Top stall"});
+  HtmlTable table({"#", "Kernel", "Family", "Library", "Launches", "GPU time", "Average", "Share",
+                   "On the critical path", "Bottleneck", "SM", "DRAM", "L1 hit", "L2 hit", "Achieved occupancy",
+                   "Top stall"});
   for (const auto& k : kernels) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
@@ -47,6 +77,7 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
                           Num(Duration(k.total_ns)),
                           Num(DurationText(k.avg_ns)),
                           Num(PercentText(k.share_pct)),
+                          Num(PercentText(k.path_pct)),
                           {BottleneckText(v.bottleneck)},
                           Num(GivenPercent(v.sm_pct)),
                           Num(GivenPercent(v.dram_pct)),

@@ -47,6 +47,7 @@ Status WriteHtmlReport(const RunReport& report, std::ostream& out) {
   WriteHeadlineSection(clean, out);
   WriteRunSection(clean, out);
   WriteIterationsSection(clean, out);
+  WriteCriticalPathSection(clean, out);
   WriteTopKernelsSection(clean, out);
   WriteEvidenceSection(clean, out);
   WriteRooflineSection(clean, out);

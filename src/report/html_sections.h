@@ -26,6 +26,8 @@ void WriteFindings(const std::vector<analysis::Finding>& findings, std::ostream&
 
 void WriteRunSection(const RunReport& report, std::ostream& out);
 void WriteTopKernelsSection(const RunReport& report, std::ostream& out);
+// What one step waits on (report.critical_path), when the run has steps.
+void WriteCriticalPathSection(const RunReport& report, std::ostream& out);
 void WriteRooflineSection(const RunReport& report, std::ostream& out);
 // Each profiled top kernel's class, what it rests on, and its stall breakdown
 // (html_evidence_section.cc).

@@ -7,6 +7,7 @@
 
 #include "report/nsys_numbers.h"
 #include "report/report_text_iterations.h"
+#include "report/report_text_path.h"
 #include "report/report_text_ranks.h"
 #include "report/report_text_stalls.h"
 #include "report/table.h"
@@ -116,15 +117,18 @@ std::string MfuLine(const analysis::StageMfu& m) {
 
 Table KernelsTable(const RunReport& r, size_t name_width) {
   Table t;
-  t.title = "Top kernels by GPU time (nsys)";
-  t.columns = {"#",     "Time %", "Time (ms)", "Launches", "Kernel", "Family",    "Library",
-               "Class", "SM %",   "DRAM %",    "L1 hit",   "L2 hit", "Occupancy", "Top stalls"};
+  // With a critical path, the kernels come by their time on it (# keeps their place by GPU time).
+  t.title = r.critical_path ? "Top kernels by time on the critical path (GPU time by nsys)"
+                            : "Top kernels by GPU time (nsys)";
+  t.columns = {"#",     "Time %", "Time (ms)", "Launches", "On path", "Kernel",    "Family",    "Library",
+               "Class", "SM %",   "DRAM %",    "L1 hit",   "L2 hit",  "Occupancy", "Top stalls"};
   for (const auto& k : r.top_kernels) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
-    t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Short(k.short_name, name_width),
-                      k.family, k.library, k.verdict ? v.bottleneck : "-", Given(v.sm_pct), Given(v.dram_pct),
-                      Given(v.l1_hit_pct), Given(v.l2_hit_pct), Given(v.achieved_occupancy_pct), TopStallsText(v)});
+    t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Pct(k.path_pct),
+                      Short(k.short_name, name_width), k.family, k.library, k.verdict ? v.bottleneck : "-",
+                      Given(v.sm_pct), Given(v.dram_pct), Given(v.l1_hit_pct), Given(v.l2_hit_pct),
+                      Given(v.achieved_occupancy_pct), TopStallsText(v)});
   }
   return t;
 }
@@ -245,6 +249,14 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
     if (r.straggler) {
       out << "  straggler: " << StragglerLine(*r.straggler) << "\n    fix: " << r.straggler->advice << "\n";
       if (!r.straggler->overlap_advice.empty()) out << "  overlap: " << r.straggler->overlap_advice << "\n";
+    }
+  }
+  if (r.critical_path) {
+    out << "\n";
+    WriteText(CriticalPathTable(*r.critical_path), out);
+    if (!r.critical_path->kernels.empty()) {
+      out << "\n";
+      WriteText(PathKernelsTable(*r.critical_path, 48), out);
     }
   }
   out << "\n";
@@ -420,6 +432,13 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
       if (!r.straggler->overlap_advice.empty())
         out << "Overlap: " << MarkdownText(r.straggler->overlap_advice) << ".\n\n";
     }
+  }
+  if (r.critical_path) {
+    out << "## Critical path\n\n";
+    const Table path = CriticalPathTable(*r.critical_path);
+    out << MarkdownText(path.title) << ".\n\n";
+    WriteMarkdownTable(path, out);
+    if (!r.critical_path->kernels.empty()) WriteMarkdownTable(PathKernelsTable(*r.critical_path, 1000), out);
   }
   out << "## Top kernels\n\n";
   if (r.top_kernels.empty()) {

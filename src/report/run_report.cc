@@ -91,7 +91,8 @@ Status parts::AddGpuParts(store::Store& store, const GpuInputs& in, RunReport& o
                                  .gpu = in.gpu,
                                  .dtype = in.dtype};
   KSCOPE_RETURN_IF_ERROR(AddStages(store, stage_inputs, out));
-  return AddIterations(store, stage_inputs, out);
+  KSCOPE_RETURN_IF_ERROR(AddIterations(store, stage_inputs, out));
+  return AddCriticalPath(store, in, out);
 }
 
 Result<RunReport> BuildRunReport(store::Store& store, int64_t run_id, const analysis::AnalysisOptions& config,

@@ -29,6 +29,7 @@
 #include "analysis/timeline/rank_figures.h"
 #include "analysis/timeline/ranks.h"
 #include "analysis/timeline/timeline.h"
+#include "report/critical_path_part.h"
 #include "report/iteration_part.h"
 #include "store/store.h"
 #include "util/status.h"
@@ -93,6 +94,9 @@ struct TopKernel {
   int64_t launches = 0, total_ns = 0;
   double avg_ns = 0, share_pct = 0;
   std::optional<KernelVerdict> verdict{};  // none when ncu did not profile it; figures not finite are absent
+  // The share of its GPU time in the report's steps that lies on their critical path
+  // (critical_path); none without steps, or when it ran in none of them.
+  std::optional<double> path_pct{};
 };
 
 // A kernel ncu profiled, in the top kernels or not, with its verdict: what the evidence
@@ -221,6 +225,9 @@ struct RunReport {
   std::optional<IterationPart> iterations;  // runs without NVTX stages where a loop was found
   std::vector<analysis::RunPhase> phases;   // empty without a loop or stages
   WorkloadPart workload;
+  // What one step waits on; none without repeating steps (or for one rank's report). With it,
+  // top_kernels are ordered by their time on the critical path (total_ns * path_pct).
+  std::optional<CriticalPathPart> critical_path;
 };
 
 // Gives every kernel the report names (top kernels, stages' and ranks' top kernels, roofline

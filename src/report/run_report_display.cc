@@ -116,6 +116,13 @@ RunReport ForDisplay(const RunReport& report) {
     Clean(r.straggler->overlap_advice);
   }
   if (r.incomplete) Clean(*r.incomplete);
+  if (r.critical_path) {
+    Clean(r.critical_path->steps);
+    for (auto& k : r.critical_path->kernels) {
+      Clean(k.name);
+      Clean(k.short_name);
+    }
+  }
   if (r.iterations) {
     Clean(r.iterations->mfu);
     Clean(r.iterations->findings);

@@ -252,13 +252,29 @@ json StageJson(const StagePart& s) {
 }
 
 json TopKernelJson(const TopKernel& k) {
-  json j{
-      {"rank", k.rank},      {"name", k.name},           {"base", k.base},         {"short_name", k.short_name},
-      {"family", k.family},  {"library", k.library},     {"launches", k.launches}, {"total_ns", k.total_ns},
-      {"avg_ns", k.avg_ns},  {"share_pct", k.share_pct}, {"bottleneck", json()},   {"sm_pct", json()},
-      {"dram_pct", json()},  {"l1_hit_pct", json()},     {"l2_hit_pct", json()},   {"achieved_occupancy_pct", json()},
-      {"top_stall", json()}, {"stalls_total", json()},   {"stall_unit", json()},   {"why", json()},
-      {"rests_on", json()},  {"stalls", json()}};
+  json j{{"rank", k.rank},
+         {"name", k.name},
+         {"base", k.base},
+         {"short_name", k.short_name},
+         {"family", k.family},
+         {"library", k.library},
+         {"launches", k.launches},
+         {"total_ns", k.total_ns},
+         {"avg_ns", k.avg_ns},
+         {"share_pct", k.share_pct},
+         {"bottleneck", json()},
+         {"sm_pct", json()},
+         {"dram_pct", json()},
+         {"l1_hit_pct", json()},
+         {"l2_hit_pct", json()},
+         {"achieved_occupancy_pct", json()},
+         {"top_stall", json()},
+         {"stalls_total", json()},
+         {"stall_unit", json()},
+         {"why", json()},
+         {"rests_on", json()},
+         {"stalls", json()},
+         {"critical_path_pct", Opt(k.path_pct)}};
   if (!k.verdict) return j;
   const KernelVerdict& v = *k.verdict;
   j["bottleneck"] = v.bottleneck;
@@ -326,6 +342,28 @@ json RooflineJson(const RooflinePart& r) {
 
 }  // namespace
 
+json CriticalPathJson(const std::optional<CriticalPathPart>& p) {
+  if (!p) return json();
+  json parts = json::object();
+  for (const auto& [part, ns] : p->parts) parts[part] = ns;
+  json kernels = json::array();
+  for (const auto& k : p->kernels) {
+    kernels.push_back({{"name", k.name},
+                       {"short_name", k.short_name},
+                       {"launches_per_step", k.launches},
+                       {"gpu_ns_per_step", k.gpu_ns},
+                       {"path_ns_per_step", k.path_ns}});
+  }
+  return {{"steps", p->steps},
+          {"marked_by", p->marked_by},
+          {"steps_count", p->steps_count},
+          {"typical_steps", p->typical_steps},
+          {"median_step_ns", p->median_step_ns},
+          {"typical_step_ns", p->typical_step_ns},
+          {"parts_ns_per_step", parts},
+          {"kernels", kernels}};
+}
+
 json ToJson(const RunReport& report) {
   json stages = json::array();
   for (const auto& s : report.stages) stages.push_back(StageJson(s));
@@ -339,6 +377,7 @@ json ToJson(const RunReport& report) {
               {"profiled_kernels", ProfiledKernelsJson(report.profiled)},
               {"bottleneck_mix", MixJson(report.bottleneck_mix)},
               {"roofline", RooflineJson(report.roofline)},
+              {"critical_path", CriticalPathJson(report.critical_path)},
               {"notes", report.notes}};
   // The parts of a run of several ranks: absent for one process.
   if (!report.ranks.empty()) {

@@ -23,6 +23,9 @@ std::vector<Slot> NameSlots(RunReport& r) {
   }
   for (RooflinePoint& p : r.roofline.points) slots.emplace_back(&p.kernel, &p.short_name);
   for (ProfiledKernel& p : r.profiled) slots.emplace_back(&p.name, &p.short_name);
+  if (r.critical_path) {
+    for (PathKernelRow& k : r.critical_path->kernels) slots.emplace_back(&k.name, &k.short_name);
+  }
   return slots;
 }
 

@@ -74,6 +74,9 @@ Status AddDataNotes(store::Store& store, int64_t run_id, int64_t timeline_run, c
 // phases (start-up, compilation, warm-up, steady, tail), what the workload already does, the
 // headline verdict; every finding's advice fitted to the workload. After AddStages.
 Status AddIterations(store::Store& store, const StageInputs& in, RunReport& out);
+// The critical path of the run's steps, and the top kernels' share on it, in that order
+// (run_report_path.cc); nothing for one rank's report.
+Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out);
 
 // A stage's MFU as report.json holds it: figures not finite are absent.
 analysis::StageMfu ReportedMfu(analysis::StageMfu m);

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "analysis/names/short_names.h"
+#include "report/report_text_path.h"
 
 namespace kscope::report {
 
@@ -37,17 +38,18 @@ std::vector<Table> WhatIfTables(const g::WhatIfAnswer& a) {
   }
   tables.push_back(std::move(steps));
   for (const g::StepAnswer& s : a.steps) {
-    Table path{fmt::format("critical path of one {} step: mean of the {} typical steps (within half and twice the "
-                           "median), {:.3f} ms recorded, {:.3f} ms predicted",
-                           s.name, s.typical_steps, s.typical_recorded_ns / 1e6, s.typical_predicted_ns / 1e6),
-               {"Runs through", "Recorded (ms)", "Predicted (ms)"},
-               {}};
+    Table path{
+        fmt::format("critical path of {}: mean of the {} typical steps (within half and twice the median), "
+                    "{:.3f} ms recorded, {:.3f} ms predicted",
+                    StepName(s.name), s.typical_steps, s.typical_recorded_ns / 1e6, s.typical_predicted_ns / 1e6),
+        {"Runs through", "Recorded (ms)", "Predicted (ms)"},
+        {}};
     for (size_t p = 0; p < g::kPathParts; ++p) {
       if (s.before[p] == 0 && s.after[p] == 0) continue;
       path.rows.push_back({std::string(g::PathPartName(static_cast<g::PathPart>(p))), Ms(s.before[p]), Ms(s.after[p])});
     }
     tables.push_back(std::move(path));
-    Table kernels{fmt::format("kernels of one {} step, by time on the critical path", s.name),
+    Table kernels{fmt::format("kernels of {}, by time on the critical path", StepName(s.name)),
                   {"Kernel", "Launches", "GPU time (ms)", "On the path (ms)", "On the path (%)"},
                   {}};
     for (const g::KernelOnPath& k : s.kernels) {
@@ -67,6 +69,9 @@ std::vector<Table> WhatIfTables(const g::WhatIfAnswer& a) {
 nlohmann::ordered_json WhatIfJson(const g::WhatIfAnswer& a) {
   nlohmann::ordered_json j;
   j["run"] = a.run_id;
+  j["primary_steps"] = a.primary;
+  j["host_scale"] = a.host_scale ? nlohmann::ordered_json(*a.host_scale) : nlohmann::ordered_json();
+  j["calibrated_to_ns"] = a.calibrated_to_ns ? nlohmann::ordered_json(*a.calibrated_to_ns) : nlohmann::ordered_json();
   j["edits"] = nlohmann::ordered_json::array();
   for (const auto& e : a.edits) j["edits"].push_back({{"edit", e.edit}, {"nodes", e.nodes}, {"edges", e.edges}});
   nlohmann::ordered_json edges;
@@ -120,6 +125,12 @@ void WriteWhatIf(const g::WhatIfAnswer& a, std::ostream& out) {
                          g::EdgeKindName(static_cast<g::EdgeKind>(k)));
   }
   out << fmt::format("graph: {} CUDA calls, {} GPU operations; edges: {}\n", a.calls, a.ops, edges);
+  if (a.host_scale && a.calibrated_to_ns) {
+    out << fmt::format(
+        "calibrated: the host's time (its work between CUDA calls and the calls' own) x {:.3f}, so that {} "
+        "replays in the {:.3f} ms measured without a profiler; Replayed and Predicted are of that run\n",
+        *a.host_scale, StepName(a.primary), *a.calibrated_to_ns / 1e6);
+  }
   for (const auto& n : a.notes) out << "note: " << n << "\n";
   for (const Table& t : WhatIfTables(a)) {
     out << "\n";

@@ -154,7 +154,8 @@ TEST(HtmlReport, AKernelWithoutNcuDataIsNotProfiled) {
   report::WriteTopKernelsSection(report, out);
   EXPECT_NE(out.str().find("<tr><td class=\"num\">1</td><td class=\"name\">a&lt;b&gt;</td><td></td><td></td>"
                            "<td class=\"num\">3</td><td class=\"num\">12 ns</td><td class=\"num\">0 ns</td>"
-                           "<td class=\"num\">50.0%</td><td>not profiled</td><td class=\"num\">n/a</td>"
+                           "<td class=\"num\">50.0%</td><td class=\"num\">n/a</td><td>not profiled</td>"
+                           "<td class=\"num\">n/a</td>"
                            "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"
                            "<td class=\"num\">n/a</td><td></td></tr>"),
             std::string::npos)

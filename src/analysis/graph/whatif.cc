@@ -37,24 +37,27 @@ void AddPath(const DependencyGraph& g, const Replayed& r, const Step& step, Part
   }
 }
 
-StepAnswer Answer(const DependencyGraph& g, const StepSet& set, const Replayed& recorded, const Replayed& edited,
-                  const WhatIfOptions& options) {
+// `unscaled`: the recording's replay; `recorded`: the baseline the edits start from (the same,
+// or with the host's time scaled to a measured step); `edited`: with the edits.
+StepAnswer Answer(const DependencyGraph& g, const StepSet& set, const Replayed& unscaled, const Replayed& recorded,
+                  const Replayed& edited, const WhatIfOptions& options) {
   StepAnswer a;
   a.name = set.name;
   a.how = set.how;
   a.source = set.source;
   a.steps = static_cast<int64_t>(set.steps.size());
-  std::vector<double> rec, rep, pred;
+  std::vector<double> rec, rep, pred, fidelity;
   for (const Step& s : set.steps) {
     rec.push_back(
         static_cast<double>((g.recorded(s.end.point) - s.end.offset) - (g.recorded(s.begin.point) - s.begin.offset)));
     rep.push_back(static_cast<double>(s.end.At(recorded) - s.begin.At(recorded)));
+    fidelity.push_back(static_cast<double>(s.end.At(unscaled) - s.begin.At(unscaled)));
     pred.push_back(static_cast<double>(s.end.At(edited) - s.begin.At(edited)));
   }
   a.recorded_ns = Median(rec);
   a.replayed_ns = Median(rep);
   a.predicted_ns = Median(pred);
-  a.replay_error_pct = a.recorded_ns > 0 ? 100 * (a.replayed_ns - a.recorded_ns) / a.recorded_ns : 0;
+  a.replay_error_pct = a.recorded_ns > 0 ? 100 * (Median(fidelity) - a.recorded_ns) / a.recorded_ns : 0;
   // The critical path of the typical steps: those within half and twice the median (a step
   // that held a one-time stall, a compilation, a checkpoint, would swamp a mean).
   std::unordered_map<int64_t, double> on_path;
@@ -136,7 +139,54 @@ std::vector<std::string> NotesOf(const DependencyGraph& g) {
   return notes;
 }
 
+// The host's own time scaled by `f`: each call's duration and the gaps of host order, nested
+// calls and thread wakes.
+void ScaleHost(const DependencyGraph& g, double f, std::vector<int64_t>& duration, std::vector<int64_t>& gap) {
+  duration = g.duration;
+  gap = GapsOf(g);
+  for (uint32_t c = 0; c < g.calls; ++c) duration[c] = static_cast<int64_t>(static_cast<double>(duration[c]) * f);
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const EdgeKind k = g.edges[e].kind;
+    if (k == EdgeKind::kHostOrder || k == EdgeKind::kNested || k == EdgeKind::kThreadWake) {
+      gap[e] = static_cast<int64_t>(static_cast<double>(gap[e]) * f);
+    }
+  }
+}
+
+double MedianStep(const DependencyGraph& g, const StepSet& set, const Replayed& r) {
+  std::vector<double> v;
+  for (const Step& s : set.steps) v.push_back(static_cast<double>(s.end.At(r) - s.begin.At(r)));
+  return Median(v);
+}
+
+// The host scale whose replay gives `set` a median step of `measured` (by bisection: the step
+// grows with the host's time); `duration` and `gap` are left scaled by it.
+double FitHostScale(const DependencyGraph& g, const StepSet& set, double measured, std::vector<int64_t>& duration,
+                    std::vector<int64_t>& gap) {
+  double lo = 0, hi = 2;
+  for (int i = 0; i < 30; ++i) {
+    const double mid = (lo + hi) / 2;
+    ScaleHost(g, mid, duration, gap);
+    (MedianStep(g, set, Replay(g, duration, gap)) < measured ? lo : hi) = mid;
+  }
+  ScaleHost(g, (lo + hi) / 2, duration, gap);
+  return (lo + hi) / 2;
+}
+
 }  // namespace
+
+const StepSet* PrimaryStepSet(const std::vector<StepSet>& sets) {
+  for (const StepSet& s : sets) {
+    if (s.source == StepSource::kStage && !s.steps.empty() && s.how.find("next start") != std::string::npos) return &s;
+  }
+  for (const StepSet& s : sets) {
+    if (s.source == StepSource::kIterations && !s.steps.empty()) return &s;
+  }
+  for (const StepSet& s : sets) {
+    if (!s.steps.empty()) return &s;
+  }
+  return nullptr;
+}
 
 Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std::vector<Edit>& edits,
                                   const WhatIfOptions& options) {
@@ -155,17 +205,39 @@ Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std
   answer.ops = g.ops;
   answer.edges_by_kind = g.edges_by_kind;
   answer.gaps = g.gaps;
+  const StepSet* primary = PrimaryStepSet(*sets);
+  if (!options.steps.empty()) {
+    primary = nullptr;
+    std::string names;
+    for (const StepSet& s : *sets) {
+      if (s.steps.empty()) continue;
+      if (s.name == options.steps) primary = &s;
+      names += (names.empty() ? "" : ", ") + s.name;
+    }
+    if (primary == nullptr) {
+      return Error{"", fmt::format("run {} has no steps '{}'", run_id, options.steps),
+                   names.empty() ? "the run has no steps to answer for" : "its steps: " + names};
+    }
+  }
+  if (primary != nullptr) answer.primary = primary->name;
   std::vector<int64_t> duration = g.duration, gap = GapsOf(g);
+  if (options.measured_step_ns) {
+    if (primary == nullptr) return Error{"", "no steps to fit the measured step to", "leave --step-ms out"};
+    const double scale = FitHostScale(g, *primary, *options.measured_step_ns, duration, gap);
+    answer.host_scale = scale;
+    answer.calibrated_to_ns = *options.measured_step_ns;
+  }
+  const Replayed unscaled = Replay(g);
+  const Replayed baseline = options.measured_step_ns ? Replay(g, duration, gap) : unscaled;
   for (const Edit& e : edits) {
     auto m = ApplyEdit(g, *sets, e, rank_pid, duration, gap);
     if (!m.ok()) return m.error();
     answer.edits.push_back(*m);
   }
-  const Replayed recorded = Replay(g);
-  const Replayed edited = edits.empty() ? recorded : Replay(g, duration, gap);
-  answer.cyclic = std::max(recorded.cyclic, edited.cyclic);
+  const Replayed edited = edits.empty() ? baseline : Replay(g, duration, gap);
+  answer.cyclic = std::max({unscaled.cyclic, baseline.cyclic, edited.cyclic});
   for (const StepSet& set : *sets) {
-    if (!set.steps.empty()) answer.steps.push_back(Answer(g, set, recorded, edited, options));
+    if (!set.steps.empty()) answer.steps.push_back(Answer(g, set, unscaled, baseline, edited, options));
   }
   answer.notes = NotesOf(g);
   if (answer.steps.empty()) {

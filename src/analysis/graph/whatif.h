@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ namespace kscope::analysis::graph {
 struct WhatIfOptions {
   int64_t warmup = 1;       // each stage's instances left out at the start (stages.warmup)
   size_t top_kernels = 10;  // kernels listed per step set, by time on the critical path
+  // The step set to calibrate on (a stage's name, or "iteration"); empty: the primary one
+  // (PrimaryStepSet).
+  std::string steps;
+  // A step's median as measured without a profiler: the host's time (its work between calls
+  // and the calls' own time) is scaled so that the replay of `steps` takes this long, before
+  // the edits (tracing slows the host, never the GPU's kernels).
+  std::optional<double> measured_step_ns;
 };
 
 // ns per step, by what the critical path runs through (PathPart).
@@ -33,6 +41,10 @@ struct KernelOnPath {
   double path_ns = 0;  // per step: the part of that on the critical path
   int64_t launches = 0;
 };
+
+// The step set a user means by "a step": the outermost repeating stage (its steps run from
+// one start to the next), else the run's iterations, else the first there is; null for none.
+const StepSet* PrimaryStepSet(const std::vector<StepSet>& sets);
 
 struct StepAnswer {
   std::string name;  // the stage's display name, or "iteration"
@@ -58,6 +70,9 @@ struct EditMatch {
 
 struct WhatIfAnswer {
   int64_t run_id = 0;
+  std::string primary;                     // the step set a user means by "a step" (PrimaryStepSet)
+  std::optional<double> host_scale;        // with measured_step_ns: the factor on the host's time
+  std::optional<double> calibrated_to_ns;  // ... and the measured step it was fitted to
   std::vector<EditMatch> edits;
   size_t calls = 0, ops = 0;
   std::vector<int64_t> edges_by_kind;  // EdgeKind order

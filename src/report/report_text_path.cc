@@ -1,0 +1,43 @@
+#include "report/report_text_path.h"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+namespace kscope::report {
+
+namespace {
+std::string Ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
+std::string Pct(double v) { return fmt::format("{:.1f}%", v); }
+std::string Cut(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n - 3) + "..." : s; }
+}  // namespace
+
+std::string StepName(const std::string& steps) {
+  return steps == "iteration" ? "an iteration" : fmt::format("an instance of stage '{}'", steps);
+}
+
+Table CriticalPathTable(const CriticalPathPart& p) {
+  Table t;
+  t.title = fmt::format(
+      "Critical path of {} ({}; median {} ms over {} steps; the {} within half and twice it): what "
+      "a step waits on",
+      StepName(p.steps), p.marked_by, Ms(p.median_step_ns), p.steps_count, p.typical_steps);
+  t.columns = {"Runs through", "Per step (ms)", "Share of the path"};
+  double total = 0;
+  for (const auto& [part, ns] : p.parts) total += ns;
+  for (const auto& [part, ns] : p.parts) t.rows.push_back({part, Ms(ns), Pct(total > 0 ? 100 * ns / total : 0)});
+  return t;
+}
+
+Table PathKernelsTable(const CriticalPathPart& p, size_t name_width) {
+  Table t;
+  t.title = fmt::format("Kernels on the critical path of {}", StepName(p.steps));
+  t.columns = {"Kernel", "Launches", "GPU time (ms)", "On the path (ms)", "On the path"};
+  for (const auto& k : p.kernels) {
+    t.rows.push_back({Cut(k.short_name, name_width), k.launches, Ms(k.gpu_ns), Ms(k.path_ns),
+                      Pct(k.gpu_ns > 0 ? 100 * k.path_ns / k.gpu_ns : 0)});
+  }
+  return t;
+}
+
+}  // namespace kscope::report

@@ -1,0 +1,19 @@
+// The critical path's tables (report/critical_path_part.h) for the terminal and report.md.
+#pragma once
+
+#include <string>
+
+#include "report/run_report.h"
+#include "report/table.h"
+
+namespace kscope::report {
+
+// "an iteration", or "an instance of stage 'step'".
+std::string StepName(const std::string& steps);
+
+// What one step waits on: each part of the path, its time per step and share of the path.
+Table CriticalPathTable(const CriticalPathPart& p);
+// The kernels on the path, by their time on it.
+Table PathKernelsTable(const CriticalPathPart& p, size_t name_width);
+
+}  // namespace kscope::report
