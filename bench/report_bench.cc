@@ -7,6 +7,10 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/graph/dependency_graph.h"
+#include "analysis/graph/graph_events.h"
+#include "analysis/graph/replay.h"
+#include "analysis/graph/whatif.h"
 #include "analysis/timeline/timeline.h"
 #include "bench_inputs.h"
 #include "config/config.h"
@@ -128,9 +132,58 @@ void BM_RunReport(benchmark::State& state) {
   state.counters["output_bytes"] = static_cast<double>(bytes);
 }
 
+// kscope whatif's parts: the dependency graph built from the stored run (its events read and
+// its edges made), one replay of it, and the whole answer (graph, step sets, the recording's
+// and an edit's replay, the critical paths).
+void BM_GraphBuild(benchmark::State& state) {
+  ImportedRun& run = SharedRun();
+  if (!run.error.empty()) return state.SkipWithError(run.error.c_str());
+  size_t nodes = 0, edges = 0;
+  for (auto _ : state) {
+    auto events = analysis::graph::LoadGraphEvents(*run.store, run.run_id);
+    if (!events.ok()) return state.SkipWithError(events.error().Line().c_str());
+    const analysis::graph::DependencyGraph g = analysis::graph::BuildGraph(std::move(*events));
+    nodes = g.nodes();
+    edges = g.edges.size();
+    benchmark::DoNotOptimize(g.edges.data());
+  }
+  state.counters["nodes"] = static_cast<double>(nodes);
+  state.counters["edges"] = static_cast<double>(edges);
+}
+
+void BM_GraphReplay(benchmark::State& state) {
+  ImportedRun& run = SharedRun();
+  if (!run.error.empty()) return state.SkipWithError(run.error.c_str());
+  auto events = analysis::graph::LoadGraphEvents(*run.store, run.run_id);
+  if (!events.ok()) return state.SkipWithError(events.error().Line().c_str());
+  const analysis::graph::DependencyGraph g = analysis::graph::BuildGraph(std::move(*events));
+  for (auto _ : state) {
+    const analysis::graph::Replayed r = analysis::graph::Replay(g);
+    benchmark::DoNotOptimize(r.time.data());
+  }
+  state.counters["points"] = static_cast<double>(g.points());
+}
+
+void BM_WhatIf(benchmark::State& state) {
+  ImportedRun& run = SharedRun();
+  if (!run.error.empty()) return state.SkipWithError(run.error.c_str());
+  const auto edit = analysis::graph::ParseEdit("kernel:gemm=0.5");
+  size_t steps = 0;
+  for (auto _ : state) {
+    auto a = analysis::graph::AnswerWhatIf(*run.store, run.run_id, {*edit}, {});
+    if (!a.ok()) return state.SkipWithError(a.error().Line().c_str());
+    steps = a->steps.size();
+    benchmark::DoNotOptimize(a->steps.data());
+  }
+  state.counters["step_sets"] = static_cast<double>(steps);
+}
+
 }  // namespace
 
 void RegisterReportBenchmarks() {
+  benchmark::RegisterBenchmark("BM_Graph/build", BM_GraphBuild)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Graph/replay", BM_GraphReplay)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Graph/whatif", BM_WhatIf)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("BM_RunReport", BM_RunReport)->Unit(benchmark::kMillisecond)->UseRealTime();
   for (std::string_view name : report::NsysReportNames()) {
     benchmark::RegisterBenchmark(("BM_Report/" + std::string(name)).c_str(), BM_Report, name)

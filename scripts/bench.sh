@@ -81,6 +81,8 @@ for r in cuda_gpu_kern_sum nvtx_gpu_proj_sum; do
 done
 measure "kscope stats --report cuda_gpu_kern_sum scaled.sqlite" \
   "$KSCOPE" stats --report cuda_gpu_kern_sum --format csv "$SCALED"
+# The dependency graph, its critical path and one what-if (docs/whatif.md).
+measure "kscope --db X whatif 1 kernel:gemm=0.5" "$KSCOPE" --db "$CLI_DB" whatif 1 kernel:gemm=0.5
 # .ncu-rep reports read natively: the devset's 8.6 MB and 94 MB reports.
 NCU_QUICK=$OUT_DIR/llama_decode_quick.ncu-rep
 [[ -f $NCU_QUICK ]] || zstd -q -d tests/data/ncu/llama_decode_quick.ncu-rep.zst -o "$NCU_QUICK"
