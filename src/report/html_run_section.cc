@@ -7,6 +7,7 @@
 #include "report/html_escape.h"
 #include "report/html_sections.h"
 #include "report/html_table.h"
+#include "report/report_text_path.h"
 
 namespace kscope::report {
 
@@ -66,6 +67,7 @@ void WriteFindings(const std::vector<analysis::Finding>& findings, std::ostream&
     out << "<div class=\"finding\"><p><span class=\"size\">" << EscapeHtml(SizeText(f)) << "</span> "
         << EscapeHtml(f.title) << "</p>\n<p>" << EscapeHtml(f.detail) << "</p>\n";
     if (!f.fix.empty()) out << "<p class=\"fix\">Fix: " << EscapeHtml(f.fix) << "</p>\n";
+    if (f.worth) out << "<p class=\"worth\">Worth: " << EscapeHtml(WorthText(f)) << "</p>\n";
     out << "</div>\n";
   }
 }

@@ -175,8 +175,10 @@ void WriteIterationsSummary(const RunReport& r, std::ostream& out) {
   if (const std::string mfu = MfuLine(p.mfu); !mfu.empty()) out << "  steady iterations MFU: " << mfu << "\n";
   if (p.gpu_metrics) out << "  steady iterations " << SampledLine(*p.gpu_metrics) << "\n";
   for (const auto& n : p.mfu.notes) out << "  note: " << n << "\n";
-  for (const auto& f : p.findings)
+  for (const auto& f : p.findings) {
     out << fmt::format("  steady iterations: {} ({:.1f}%); fix: {}\n", f.title, f.size, f.fix);
+    if (f.worth) out << "    worth: " << WorthText(f) << "\n";
+  }
 }
 
 }  // namespace
@@ -213,6 +215,7 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   if (r.timeline.diagnosis.findings.empty()) out << "  none: no idle, launch-bound or copy time past its threshold\n";
   for (const auto& f : r.timeline.diagnosis.findings) {
     out << fmt::format("  - {} ({:.1f}% of wall time)\n    fix: {}\n", f.title, f.size, f.fix);
+    if (f.worth) out << "    worth: " << WorthText(f) << "\n";
   }
   out << "\n";
   if (r.stages.empty()) {
@@ -237,6 +240,7 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   for (const auto& st : r.stages) {
     for (const auto& f : st.findings) {
       out << fmt::format("  {}: {} ({:.1f}%); fix: {}\n", st.display_name, f.title, f.size, f.fix);
+      if (f.worth) out << "    worth: " << WorthText(f) << "\n";
     }
   }
   if (!r.ranks.empty()) {
@@ -285,8 +289,10 @@ namespace {
 void WriteMarkdownFindings(const std::vector<analysis::Finding>& findings, std::string_view size_suffix,
                            std::ostream& out) {
   for (const auto& f : findings) {
-    out << fmt::format("- **{}** ({:.1f}%{}). {} *Fix:* {}\n", MarkdownText(f.title), f.size, size_suffix,
+    out << fmt::format("- **{}** ({:.1f}%{}). {} *Fix:* {}", MarkdownText(f.title), f.size, size_suffix,
                        MarkdownText(f.detail), MarkdownText(f.fix));
+    if (f.worth) out << " *Worth:* " << MarkdownText(WorthText(f)) << ".";
+    out << "\n";
   }
 }
 

@@ -16,6 +16,14 @@ std::string StepName(const std::string& steps) {
   return steps == "iteration" ? "an iteration" : fmt::format("an instance of stage '{}'", steps);
 }
 
+std::string WorthText(const analysis::Finding& f) {
+  if (!f.worth) return "";
+  const analysis::FindingWorth& w = *f.worth;
+  const std::string step = w.steps == "iteration" ? "an iteration" : fmt::format("a step of '{}'", w.steps);
+  return fmt::format("{}{} ms of {} ms per {} ({:.1f}%; kscope whatif RUN {})", w.upper_bound ? "at most " : "",
+                     Ms(w.saving_ns), Ms(w.step_ns), step.substr(step.find(' ') + 1), w.saving_pct, w.edit);
+}
+
 Table CriticalPathTable(const CriticalPathPart& p) {
   Table t;
   t.title = fmt::format(

@@ -66,12 +66,22 @@ json SummaryJson(const SummaryPart& s) {
 json FindingsJson(const std::vector<analysis::Finding>& findings) {
   json out = json::array();
   for (const auto& f : findings) {
+    json worth;
+    if (f.worth) {
+      worth = {{"edit", f.worth->edit},
+               {"steps", f.worth->steps},
+               {"step_ns", f.worth->step_ns},
+               {"saving_ns", f.worth->saving_ns},
+               {"saving_pct", f.worth->saving_pct},
+               {"upper_bound", f.worth->upper_bound}};
+    }
     out.push_back({{"kind", f.kind},
                    {"title", f.title},
                    {"detail", f.detail},
                    {"size", f.size},
                    {"size_unit", f.size_unit},
-                   {"fix", f.fix}});
+                   {"fix", f.fix},
+                   {"worth", worth}});
   }
   return out;
 }

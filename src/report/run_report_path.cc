@@ -1,6 +1,8 @@
 // The report's critical path (report/critical_path_part.h).
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "analysis/graph/whatif.h"
 #include "report/run_report_parts.h"
@@ -23,6 +25,42 @@ const g::StepAnswer* Primary(const std::vector<g::StepAnswer>& steps) {
   return steps.empty() ? nullptr : &steps.front();
 }
 
+// The edit a finding's fix implies, scoped to `stage` (empty: the whole run), and whether it
+// removes the whole cost the finding names (so its saving bounds what the fix recovers).
+std::optional<std::pair<std::string, bool>> EditOf(const analysis::Finding& f, const std::string& stage) {
+  const std::string at = stage.empty() ? "" : "@" + stage;
+  if (f.kind == "launch_bound") return stage.empty() ? std::pair("launch=0", true) : std::pair("graph" + at, false);
+  if (f.kind == "gpu_idle") return std::pair("host" + at + "=0", true);
+  if (f.kind == "synchronization") return std::pair("sync" + at + "=0", false);
+  if (f.kind == "host_device_copies" || f.kind == "pageable_memory") return std::pair("copies" + at + "=0", true);
+  return std::nullopt;
+}
+
+// Each finding's worth on the session's main steps, and the findings by it, largest first.
+void PriceFindings(const g::WhatIfSession& session, const std::string& stage,
+                   std::vector<analysis::Finding>& findings) {
+  for (analysis::Finding& f : findings) {
+    const auto edit = EditOf(f, stage);
+    if (!edit) continue;
+    auto parsed = g::ParseEdit(edit->first);
+    if (!parsed.ok()) continue;
+    auto answer = session.Answer({*parsed});
+    if (!answer.ok()) continue;  // nothing it names in the run
+    for (const g::StepAnswer& s : answer->steps) {
+      if (s.name != answer->primary || s.replayed_ns <= 0) continue;
+      f.worth = analysis::FindingWorth{.edit = edit->first,
+                                       .steps = s.name,
+                                       .step_ns = s.replayed_ns,
+                                       .saving_ns = s.replayed_ns - s.predicted_ns,
+                                       .saving_pct = 100 * (s.replayed_ns - s.predicted_ns) / s.replayed_ns,
+                                       .upper_bound = edit->second};
+    }
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const analysis::Finding& a, const analysis::Finding& b) {
+    return (a.worth ? a.worth->saving_ns : -1) > (b.worth ? b.worth->saving_ns : -1);
+  });
+}
+
 }  // namespace
 
 Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out) {
@@ -30,7 +68,12 @@ Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out)
   g::WhatIfOptions options;
   options.warmup = in.config.stages.warmup;
   options.top_kernels = SIZE_MAX;
-  auto answer = g::AnswerWhatIf(store, in.timeline_run, {}, options);
+  auto session = g::WhatIfSession::Open(store, in.timeline_run, options);
+  if (!session.ok()) return session.error();
+  PriceFindings(*session, "", out.timeline.diagnosis.findings);
+  for (StagePart& stage : out.stages) PriceFindings(*session, stage.display_name, stage.findings);
+  if (out.iterations) PriceFindings(*session, "", out.iterations->findings);
+  auto answer = session->Answer({});
   if (!answer.ok()) return answer.error();
   const g::StepAnswer* s = Primary(answer->steps);
   if (s == nullptr || s->typical_steps == 0) return Status::Ok();

@@ -188,56 +188,68 @@ const StepSet* PrimaryStepSet(const std::vector<StepSet>& sets) {
   return nullptr;
 }
 
-Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std::vector<Edit>& edits,
-                                  const WhatIfOptions& options) {
+Result<WhatIfSession> WhatIfSession::Open(store::Store& store, int64_t run_id, const WhatIfOptions& options) {
   auto events = LoadGraphEvents(store, run_id);
   if (!events.ok()) return events.error();
-  const DependencyGraph g = BuildGraph(std::move(*events));
+  WhatIfSession s;
+  s.run_id_ = run_id;
+  s.options_ = options;
+  s.g_ = std::make_unique<DependencyGraph>(BuildGraph(std::move(*events)));
+  const DependencyGraph& g = *s.g_;
   auto sets = FindStepSets(store, run_id, g, options.warmup);
   if (!sets.ok()) return sets.error();
+  s.sets_ = std::move(*sets);
   auto ranks = ReadRanks(store, run_id);
   if (!ranks.ok()) return ranks.error();
-  std::vector<int64_t> rank_pid;
-  for (const RunRank& r : *ranks) rank_pid.push_back(r.global_pid);
-  WhatIfAnswer answer;
-  answer.run_id = run_id;
-  answer.calls = g.calls;
-  answer.ops = g.ops;
-  answer.edges_by_kind = g.edges_by_kind;
-  answer.gaps = g.gaps;
-  const StepSet* primary = PrimaryStepSet(*sets);
+  for (const RunRank& r : *ranks) s.rank_pid_.push_back(r.global_pid);
+  s.primary_ = PrimaryStepSet(s.sets_);
   if (!options.steps.empty()) {
-    primary = nullptr;
+    s.primary_ = nullptr;
     std::string names;
-    for (const StepSet& s : *sets) {
-      if (s.steps.empty()) continue;
-      if (s.name == options.steps) primary = &s;
-      names += (names.empty() ? "" : ", ") + s.name;
+    for (const StepSet& set : s.sets_) {
+      if (set.steps.empty()) continue;
+      if (set.name == options.steps) s.primary_ = &set;
+      names += (names.empty() ? "" : ", ") + set.name;
     }
-    if (primary == nullptr) {
+    if (s.primary_ == nullptr) {
       return Error{"", fmt::format("run {} has no steps '{}'", run_id, options.steps),
                    names.empty() ? "the run has no steps to answer for" : "its steps: " + names};
     }
   }
-  if (primary != nullptr) answer.primary = primary->name;
-  std::vector<int64_t> duration = g.duration, gap = GapsOf(g);
+  s.duration_ = g.duration;
+  s.gap_ = GapsOf(g);
   if (options.measured_step_ns) {
-    if (primary == nullptr) return Error{"", "no steps to fit the measured step to", "leave --step-ms out"};
-    const double scale = FitHostScale(g, *primary, *options.measured_step_ns, duration, gap);
-    answer.host_scale = scale;
-    answer.calibrated_to_ns = *options.measured_step_ns;
+    if (s.primary_ == nullptr) return Error{"", "no steps to fit the measured step to", "leave --step-ms out"};
+    s.host_scale_ = FitHostScale(g, *s.primary_, *options.measured_step_ns, s.duration_, s.gap_);
   }
-  const Replayed unscaled = Replay(g);
-  const Replayed baseline = options.measured_step_ns ? Replay(g, duration, gap) : unscaled;
+  s.unscaled_ = std::make_unique<Replayed>(Replay(g));
+  s.baseline_ = std::make_unique<Replayed>(options.measured_step_ns ? Replay(g, s.duration_, s.gap_) : *s.unscaled_);
+  return s;
+}
+
+Result<WhatIfAnswer> WhatIfSession::Answer(const std::vector<Edit>& edits) const {
+  const DependencyGraph& g = *g_;
+  WhatIfAnswer answer;
+  answer.run_id = run_id_;
+  answer.calls = g.calls;
+  answer.ops = g.ops;
+  answer.edges_by_kind = g.edges_by_kind;
+  answer.gaps = g.gaps;
+  if (primary_ != nullptr) answer.primary = primary_->name;
+  if (host_scale_) {
+    answer.host_scale = host_scale_;
+    answer.calibrated_to_ns = options_.measured_step_ns;
+  }
+  std::vector<int64_t> duration = duration_, gap = gap_;
   for (const Edit& e : edits) {
-    auto m = ApplyEdit(g, *sets, e, rank_pid, duration, gap);
+    auto m = ApplyEdit(g, sets_, e, rank_pid_, duration, gap);
     if (!m.ok()) return m.error();
     answer.edits.push_back(*m);
   }
-  const Replayed edited = edits.empty() ? baseline : Replay(g, duration, gap);
-  answer.cyclic = std::max({unscaled.cyclic, baseline.cyclic, edited.cyclic});
-  for (const StepSet& set : *sets) {
-    if (!set.steps.empty()) answer.steps.push_back(Answer(g, set, unscaled, baseline, edited, options));
+  const Replayed edited = edits.empty() ? *baseline_ : Replay(g, duration, gap);
+  answer.cyclic = std::max({unscaled_->cyclic, baseline_->cyclic, edited.cyclic});
+  for (const StepSet& set : sets_) {
+    if (!set.steps.empty()) answer.steps.push_back(graph::Answer(g, set, *unscaled_, *baseline_, edited, options_));
   }
   answer.notes = NotesOf(g);
   if (answer.steps.empty()) {
@@ -246,6 +258,13 @@ Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std
         "loop of repeated kernels was found");
   }
   return answer;
+}
+
+Result<WhatIfAnswer> AnswerWhatIf(store::Store& store, int64_t run_id, const std::vector<Edit>& edits,
+                                  const WhatIfOptions& options) {
+  auto session = WhatIfSession::Open(store, run_id, options);
+  if (!session.ok()) return session.error();
+  return session->Answer(edits);
 }
 
 }  // namespace kscope::analysis::graph

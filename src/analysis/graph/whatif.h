@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "analysis/graph/critical_path.h"
 #include "analysis/graph/dependency_graph.h"
 #include "analysis/graph/edits.h"
+#include "analysis/graph/replay.h"
 #include "analysis/graph/steps.h"
 #include "store/store.h"
 #include "util/status.h"
@@ -80,6 +82,28 @@ struct WhatIfAnswer {
   int64_t cyclic = 0;              // points the replay placed out of order
   std::vector<StepAnswer> steps;   // one per step set; stages by total time, then iterations
   std::vector<std::string> notes;  // what the capture lacks, and what adds it
+};
+
+// A run's graph, step sets and recorded replay, built once, that answers any number of edits
+// (the report prices each finding's fix with one).
+class WhatIfSession {
+ public:
+  static Result<WhatIfSession> Open(store::Store& store, int64_t run_id, const WhatIfOptions& options);
+  // The answer for `edits` (none: the recording and its critical path).
+  [[nodiscard]] Result<WhatIfAnswer> Answer(const std::vector<Edit>& edits) const;
+  [[nodiscard]] const std::vector<StepSet>& sets() const { return sets_; }
+  [[nodiscard]] const StepSet* primary() const { return primary_; }
+
+ private:
+  int64_t run_id_ = 0;
+  WhatIfOptions options_;
+  std::unique_ptr<DependencyGraph> g_;
+  std::vector<StepSet> sets_;
+  const StepSet* primary_ = nullptr;  // into sets_ (a vector not resized after Open)
+  std::vector<int64_t> rank_pid_;
+  std::vector<int64_t> duration_, gap_;  // the baseline's (the host scaled to a measured step)
+  std::optional<double> host_scale_;
+  std::unique_ptr<Replayed> unscaled_, baseline_;
 };
 
 // The answer for `edits` (none: the recording and its critical path).

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -82,6 +83,17 @@ struct CopyStats {
   int64_t pageable_busy_ns = 0;                      // union of pageable copies, clipped
 };
 
+// What a finding's fix is worth: the what-if edit the fix implies (analysis/graph/edits.h),
+// replayed over the run's steps (analysis/graph/whatif.h).
+struct FindingWorth {
+  std::string edit;          // e.g. "graph@decode"
+  std::string steps;         // the step set it was priced on ("step", "iteration")
+  double step_ns = 0;        // that step, as replayed (median)
+  double saving_ns = 0;      // per step, predicted
+  double saving_pct = 0;     // of the step
+  bool upper_bound = false;  // the edit removes the whole cost; the fix recovers part of it
+};
+
 struct Finding {
   std::string kind;  // gpu_idle, launch_bound, host_device_copies, pageable_memory, synchronization
   std::string title;
@@ -89,6 +101,7 @@ struct Finding {
   double size = 0;        // share of the wall time, percent
   std::string size_unit;  // "% of wall time"
   std::string fix;
+  std::optional<FindingWorth> worth{};  // set by the report where the run has steps
 };
 
 struct TimelineDiagnosis {
