@@ -26,6 +26,13 @@ struct CriticalPathPart {
   // it runs through, in the parts' order.
   std::vector<std::pair<std::string, double>> parts;
   std::vector<PathKernelRow> kernels;  // by time on the path, at most 10
+  // A job of several ranks: each rank's part of the path (ns per typical step, by part, those
+  // it runs through), so the job's view names the rank that holds a step up and in what.
+  struct Rank {
+    int64_t rank = 0;
+    std::vector<std::pair<std::string, double>> parts;
+  };
+  std::vector<Rank> ranks;
 };
 
 }  // namespace kscope::report

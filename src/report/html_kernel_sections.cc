@@ -45,6 +45,14 @@ void WriteCriticalPathSection(const RunReport& report, std::ostream& out) {
     parts.rows.push_back({{part}, Num(DurationText(ns)), Num(PercentText(total > 0 ? 100 * ns / total : 0))});
   }
   WriteHtmlTable(parts, out);
+  if (!p.ranks.empty()) {
+    const Table by_rank = PathRanksTable(p);
+    HtmlTable ranks({"Rank", "On the path (ms)", "Share of the path", "Mostly"});
+    for (const auto& row : by_rank.rows) {
+      ranks.rows.push_back({Num(CellText(row[0])), Num(CellText(row[1])), Num(CellText(row[2])), {CellText(row[3])}});
+    }
+    WriteHtmlTable(ranks, out);
+  }
   if (!p.kernels.empty()) {
     HtmlTable kernels({"Kernel", "Launches", "GPU time", "On the path", "Share on the path"});
     for (const auto& k : p.kernels) {

@@ -258,6 +258,10 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   if (r.critical_path) {
     out << "\n";
     WriteText(CriticalPathTable(*r.critical_path), out);
+    if (!r.critical_path->ranks.empty()) {
+      out << "\n";
+      WriteText(PathRanksTable(*r.critical_path), out);
+    }
     if (!r.critical_path->kernels.empty()) {
       out << "\n";
       WriteText(PathKernelsTable(*r.critical_path, 48), out);
@@ -444,6 +448,7 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
     const Table path = CriticalPathTable(*r.critical_path);
     out << MarkdownText(path.title) << ".\n\n";
     WriteMarkdownTable(path, out);
+    if (!r.critical_path->ranks.empty()) WriteMarkdownTable(PathRanksTable(*r.critical_path), out);
     if (!r.critical_path->kernels.empty()) WriteMarkdownTable(PathKernelsTable(*r.critical_path, 1000), out);
   }
   out << "## Top kernels\n\n";

@@ -37,6 +37,27 @@ Table CriticalPathTable(const CriticalPathPart& p) {
   return t;
 }
 
+Table PathRanksTable(const CriticalPathPart& p) {
+  Table t;
+  t.title = fmt::format("The critical path of {} by rank: which rank holds a step up, and in what", StepName(p.steps));
+  t.columns = {"Rank", "On the path (ms)", "Share of the path", "Mostly"};
+  double total = 0;
+  for (const auto& r : p.ranks) {
+    for (const auto& [part, ns] : r.parts) total += ns;
+  }
+  for (const auto& r : p.ranks) {
+    double mine = 0;
+    std::pair<std::string, double> most{"-", 0};
+    for (const auto& [part, ns] : r.parts) {
+      mine += ns;
+      if (ns > most.second) most = {part, ns};
+    }
+    t.rows.push_back({r.rank, Ms(mine), Pct(total > 0 ? 100 * mine / total : 0),
+                      most.second > 0 ? fmt::format("{} ({} ms)", most.first, Ms(most.second)) : "-"});
+  }
+  return t;
+}
+
 Table PathKernelsTable(const CriticalPathPart& p, size_t name_width) {
   Table t;
   t.title = fmt::format("Kernels on the critical path of {}", StepName(p.steps));

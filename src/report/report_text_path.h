@@ -17,6 +17,8 @@ std::string WorthText(const analysis::Finding& f);
 
 // What one step waits on: each part of the path, its time per step and share of the path.
 Table CriticalPathTable(const CriticalPathPart& p);
+// A job's ranks on the path: each rank's time on it and what it spends it in.
+Table PathRanksTable(const CriticalPathPart& p);
 // The kernels on the path, by their time on it.
 Table PathKernelsTable(const CriticalPathPart& p, size_t name_width);
 

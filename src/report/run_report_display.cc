@@ -14,6 +14,10 @@ using display::CleanKeys;
 void Clean(std::vector<analysis::Finding>& findings) {
   for (auto& f : findings) {
     for (std::string* s : {&f.kind, &f.title, &f.detail, &f.size_unit, &f.fix}) Clean(*s);
+    if (f.worth) {
+      Clean(f.worth->edit);
+      Clean(f.worth->steps);
+    }
   }
 }
 

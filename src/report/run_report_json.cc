@@ -364,8 +364,15 @@ json CriticalPathJson(const std::optional<CriticalPathPart>& p) {
                        {"gpu_ns_per_step", k.gpu_ns},
                        {"path_ns_per_step", k.path_ns}});
   }
+  json ranks = json::array();
+  for (const auto& r : p->ranks) {
+    json rp = json::object();
+    for (const auto& [part, ns] : r.parts) rp[part] = ns;
+    ranks.push_back({{"rank", r.rank}, {"parts_ns_per_step", rp}});
+  }
   return {{"steps", p->steps},
           {"marked_by", p->marked_by},
+          {"ranks", ranks},
           {"steps_count", p->steps_count},
           {"typical_steps", p->typical_steps},
           {"median_step_ns", p->median_step_ns},

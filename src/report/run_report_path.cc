@@ -87,6 +87,13 @@ Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out)
   for (size_t k = 0; k < g::kPathParts; ++k) {
     if (s->before[k] > 0) p.parts.emplace_back(std::string(g::PathPartName(static_cast<g::PathPart>(k))), s->before[k]);
   }
+  for (const g::RankOnPath& r : s->ranks) {
+    CriticalPathPart::Rank row{.rank = r.rank, .parts = {}};
+    for (size_t k = 0; k < g::kPathParts; ++k) {
+      if (r.parts[k] > 0) row.parts.emplace_back(std::string(g::PathPartName(static_cast<g::PathPart>(k))), r.parts[k]);
+    }
+    p.ranks.push_back(std::move(row));
+  }
   const double n = static_cast<double>(std::max<int64_t>(s->typical_steps, 1));
   std::map<std::string, const g::KernelOnPath*> by_name;
   for (const auto& k : s->kernels) {

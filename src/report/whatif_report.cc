@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "analysis/names/short_names.h"
+#include "report/display_clean.h"
 #include "report/report_text_path.h"
 
 namespace kscope::report {
@@ -23,9 +24,25 @@ std::string EditsText(const g::WhatIfAnswer& a) {
   return text.empty() ? "none (the recording)" : text;
 }
 
+// Every text of the answer as DisplayText shows it: stage and kernel names come from the
+// capture and may hold any bytes.
+g::WhatIfAnswer ForDisplay(g::WhatIfAnswer a) {
+  using display::Clean;
+  Clean(a.primary);
+  Clean(a.notes);
+  for (auto& e : a.edits) Clean(e.edit);
+  for (auto& s : a.steps) {
+    Clean(s.name);
+    Clean(s.how);
+    for (auto& k : s.kernels) Clean(k.name);
+  }
+  return a;
+}
+
 }  // namespace
 
-std::vector<Table> WhatIfTables(const g::WhatIfAnswer& a) {
+std::vector<Table> WhatIfTables(const g::WhatIfAnswer& answer) {
+  const g::WhatIfAnswer a = ForDisplay(answer);
   std::vector<Table> tables;
   Table steps{"steps (median)",
               {"Steps", "Marked by", "Count", "Recorded (ms)", "Replayed (ms)", "Replay error (%)", "Predicted (ms)",
@@ -49,6 +66,24 @@ std::vector<Table> WhatIfTables(const g::WhatIfAnswer& a) {
       path.rows.push_back({std::string(g::PathPartName(static_cast<g::PathPart>(p))), Ms(s.before[p]), Ms(s.after[p])});
     }
     tables.push_back(std::move(path));
+    if (!s.ranks.empty()) {
+      Table ranks{fmt::format("the critical path of {} by rank (recorded)", StepName(s.name)),
+                  {"Rank", "On the path (ms)", "Mostly"},
+                  {}};
+      for (const g::RankOnPath& r : s.ranks) {
+        double mine = 0;
+        size_t most = 0;
+        for (size_t p = 0; p < g::kPathParts; ++p) {
+          mine += r.parts[p];
+          if (r.parts[p] > r.parts[most]) most = p;
+        }
+        ranks.rows.push_back({r.rank, Ms(mine),
+                              mine > 0 ? fmt::format("{} ({:.3f} ms)", g::PathPartName(static_cast<g::PathPart>(most)),
+                                                     r.parts[most] / 1e6)
+                                       : std::string("-")});
+      }
+      tables.push_back(std::move(ranks));
+    }
     Table kernels{fmt::format("kernels of {}, by time on the critical path", StepName(s.name)),
                   {"Kernel", "Launches", "GPU time (ms)", "On the path (ms)", "On the path (%)"},
                   {}};
@@ -106,6 +141,13 @@ nlohmann::ordered_json WhatIfJson(const g::WhatIfAnswer& a) {
       after[name] = s.after[p];
     }
     step["critical_path_ns"] = {{"recorded", before}, {"predicted", after}};
+    step["ranks"] = nlohmann::ordered_json::array();
+    for (const g::RankOnPath& r : s.ranks) {
+      nlohmann::ordered_json parts;
+      for (size_t p = 0; p < g::kPathParts; ++p)
+        parts[std::string(g::PathPartName(static_cast<g::PathPart>(p)))] = r.parts[p];
+      step["ranks"].push_back({{"rank", r.rank}, {"critical_path_ns", parts}});
+    }
     step["kernels"] = nlohmann::ordered_json::array();
     for (const g::KernelOnPath& k : s.kernels) {
       step["kernels"].push_back(
@@ -117,7 +159,8 @@ nlohmann::ordered_json WhatIfJson(const g::WhatIfAnswer& a) {
   return j;
 }
 
-void WriteWhatIf(const g::WhatIfAnswer& a, std::ostream& out) {
+void WriteWhatIf(const g::WhatIfAnswer& answer, std::ostream& out) {
+  const g::WhatIfAnswer a = ForDisplay(answer);
   out << fmt::format("kscope whatif: run {}, edits: {}\n", a.run_id, EditsText(a));
   std::string edges;
   for (size_t k = 1; k < a.edges_by_kind.size(); ++k) {
@@ -132,7 +175,7 @@ void WriteWhatIf(const g::WhatIfAnswer& a, std::ostream& out) {
         *a.host_scale, StepName(a.primary), *a.calibrated_to_ns / 1e6);
   }
   for (const auto& n : a.notes) out << "note: " << n << "\n";
-  for (const Table& t : WhatIfTables(a)) {
+  for (const Table& t : WhatIfTables(answer)) {
     out << "\n";
     WriteText(t, out);
   }

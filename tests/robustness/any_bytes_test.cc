@@ -110,6 +110,12 @@ TEST_F(AnyBytes, StoredExactlyAndShownSafelyInEveryFormat) {
     EXPECT_NE(md.find(shown), std::string::npos) << shown << "\n" << md;
   const std::string html = testing::ReadFile(rep + "/report.html");
   EXPECT_TRUE(SafeText(html));
+  // kscope whatif names the kernels (its iterations are the odd kernel's launches) too.
+  {
+    auto [whatif_rc, whatif_out] = Kscope({"whatif", "1"});
+    EXPECT_EQ(whatif_rc, 0) << whatif_out;
+    EXPECT_TRUE(SafeText(whatif_out)) << whatif_out;
+  }
   EXPECT_NE(html.find("<title>kscope report: " + kLabelShown + "</title>"), std::string::npos);
   EXPECT_NE(html.find(kKernelShown), std::string::npos);
   const auto json = nlohmann::json::parse(testing::ReadFile(rep + "/report.json"), nullptr, false);

@@ -81,6 +81,14 @@ TEST_P(GraphZoo, EdgesEqualTheExportAndTheRecordingReplaysExactlyInEveryStep) {
     EXPECT_LE(path, s.typical_recorded_ns + 1) << s.name;
     EXPECT_GT(path, 0) << s.name;
     for (const auto& k : s.kernels) EXPECT_LE(k.path_ns, k.gpu_ns + 1) << s.name << " " << k.name;
+    // A job's ranks split the path between them, part by part.
+    if (!s.ranks.empty()) {
+      for (size_t p = 0; p < g::kPathParts; ++p) {
+        double sum = 0;
+        for (const auto& r : s.ranks) sum += r.parts[p];
+        EXPECT_NEAR(sum, s.before[p], 1.0) << s.name << " part " << p;
+      }
+    }
   }
 }
 

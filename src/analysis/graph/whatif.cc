@@ -23,13 +23,18 @@ double Median(std::vector<double> v) {
 
 // The critical path of `step` in replay `r`, its time added to `parts` by part and, for the
 // operations on it, to `on_path` by name id.
+// `by_process`, when given, gets the same time by the process (rank) each piece ran in.
 void AddPath(const DependencyGraph& g, const Replayed& r, const Step& step, PartTimes& parts,
-             std::unordered_map<int64_t, double>* on_path) {
+             std::unordered_map<int64_t, double>* on_path, std::map<int64_t, PartTimes>* by_process = nullptr) {
   const int64_t from = step.begin.At(r), until = step.end.At(r);
   for (const PathSegment& s : WalkBack(g, r, step.end.point, from)) {
     const int64_t end = std::min(s.end, until);
     if (end <= s.start) continue;
     parts[static_cast<size_t>(s.part)] += static_cast<double>(end - s.start);
+    if (by_process != nullptr) {
+      (*by_process)[g.lanes[g.lane[s.node]].global_pid][static_cast<size_t>(s.part)] +=
+          static_cast<double>(end - s.start);
+    }
     const bool work = s.part == PathPart::kKernel || s.part == PathPart::kCommunication || s.part == PathPart::kCopy;
     if (on_path != nullptr && work && !g.is_call(s.node)) {
       (*on_path)[g.events.ops.name[g.op(s.node)]] += static_cast<double>(end - s.start);
@@ -40,7 +45,7 @@ void AddPath(const DependencyGraph& g, const Replayed& r, const Step& step, Part
 // `unscaled`: the recording's replay; `recorded`: the baseline the edits start from (the same,
 // or with the host's time scaled to a measured step); `edited`: with the edits.
 StepAnswer Answer(const DependencyGraph& g, const StepSet& set, const Replayed& unscaled, const Replayed& recorded,
-                  const Replayed& edited, const WhatIfOptions& options) {
+                  const Replayed& edited, const WhatIfOptions& options, const std::vector<int64_t>& rank_pid) {
   StepAnswer a;
   a.name = set.name;
   a.how = set.how;
@@ -61,11 +66,12 @@ StepAnswer Answer(const DependencyGraph& g, const StepSet& set, const Replayed& 
   // The critical path of the typical steps: those within half and twice the median (a step
   // that held a one-time stall, a compilation, a checkpoint, would swamp a mean).
   std::unordered_map<int64_t, double> on_path;
+  std::map<int64_t, PartTimes> by_process;
   std::vector<const Step*> typical;
   for (size_t k = 0; k < set.steps.size(); ++k) {
     if (rec[k] < a.recorded_ns / 2 || rec[k] > 2 * a.recorded_ns) continue;
     typical.push_back(&set.steps[k]);
-    AddPath(g, recorded, set.steps[k], a.before, &on_path);
+    AddPath(g, recorded, set.steps[k], a.before, &on_path, &by_process);
     AddPath(g, edited, set.steps[k], a.after, nullptr);
     a.typical_recorded_ns += rec[k];
     a.typical_predicted_ns += pred[k];
@@ -76,23 +82,39 @@ StepAnswer Answer(const DependencyGraph& g, const StepSet& set, const Replayed& 
   for (double& v : a.after) v /= n;
   a.typical_recorded_ns /= n;
   a.typical_predicted_ns /= n;
-  // Each kernel's GPU time in the steps (the recording's), beside its time on the path.
-  const auto& o = g.events.ops;
-  std::map<int64_t, std::vector<uint32_t>> by_process;
-  for (uint32_t op = 0; op < g.ops; ++op) by_process[o.global_pid[op]].push_back(op);
-  for (auto& [pid, ops] : by_process) {
-    std::sort(ops.begin(), ops.end(), [&](uint32_t x, uint32_t y) { return o.start[x] < o.start[y]; });
+  // A job of several ranks: which rank the path runs through, and in what.
+  if (rank_pid.size() > 1) {
+    for (size_t rank = 0; rank < rank_pid.size(); ++rank) {
+      RankOnPath r{.rank = static_cast<int64_t>(rank)};
+      if (const auto it = by_process.find(rank_pid[rank]); it != by_process.end()) {
+        for (size_t p = 0; p < kPathParts; ++p) r.parts[p] = it->second[p] / n;
+      }
+      a.ranks.push_back(r);
+    }
   }
+  // Each kernel's GPU time in the steps (the recording's: each launch's overlap with a step,
+  // on every rank of a job, since the path may run through any of them), beside its time on
+  // the path.
+  const auto& o = g.events.ops;
+  std::vector<uint32_t> kernels;
+  int64_t longest = 0;
+  for (uint32_t op = 0; op < g.ops; ++op) {
+    if (o.is_kernel[op] == 0) continue;
+    kernels.push_back(op);
+    longest = std::max(longest, o.end[op] - o.start[op]);
+  }
+  std::sort(kernels.begin(), kernels.end(), [&](uint32_t x, uint32_t y) { return o.start[x] < o.start[y]; });
   std::unordered_map<int64_t, std::pair<double, int64_t>> gpu;  // name id -> (ns, launches)
   for (const Step* step : typical) {
     const Step& s = *step;
     const int64_t from = g.recorded(s.begin.point) - s.begin.offset, to = g.recorded(s.end.point) - s.end.offset;
-    const auto& ops = by_process[s.global_pid];
-    auto it = std::lower_bound(ops.begin(), ops.end(), from, [&](uint32_t x, int64_t t) { return o.start[x] < t; });
-    for (; it != ops.end() && o.start[*it] < to; ++it) {
-      if (o.is_kernel[*it] == 0) continue;
+    auto it = std::lower_bound(kernels.begin(), kernels.end(), from - longest,
+                               [&](uint32_t x, int64_t t) { return o.start[x] < t; });
+    for (; it != kernels.end() && o.start[*it] < to; ++it) {
+      const int64_t shared = std::min(o.end[*it], to) - std::max(o.start[*it], from);
+      if (shared <= 0) continue;
       auto& [ns, launches] = gpu[o.name[*it]];
-      ns += static_cast<double>(o.end[*it] - o.start[*it]);
+      ns += static_cast<double>(shared);
       ++launches;
     }
   }
@@ -249,7 +271,9 @@ Result<WhatIfAnswer> WhatIfSession::Answer(const std::vector<Edit>& edits) const
   const Replayed edited = edits.empty() ? *baseline_ : Replay(g, duration, gap);
   answer.cyclic = std::max({unscaled_->cyclic, baseline_->cyclic, edited.cyclic});
   for (const StepSet& set : sets_) {
-    if (!set.steps.empty()) answer.steps.push_back(graph::Answer(g, set, *unscaled_, *baseline_, edited, options_));
+    if (!set.steps.empty()) {
+      answer.steps.push_back(graph::Answer(g, set, *unscaled_, *baseline_, edited, options_, rank_pid_));
+    }
   }
   answer.notes = NotesOf(g);
   if (answer.steps.empty()) {

@@ -39,7 +39,7 @@ using PartTimes = std::array<double, kPathParts>;
 
 struct KernelOnPath {
   std::string name;
-  double gpu_ns = 0;   // per step: its GPU time in the step (every launch of it)
+  double gpu_ns = 0;   // per step: its GPU time in the step (every launch's overlap with it, on every rank)
   double path_ns = 0;  // per step: the part of that on the critical path
   int64_t launches = 0;
 };
@@ -47,6 +47,12 @@ struct KernelOnPath {
 // The step set a user means by "a step": the outermost repeating stage (its steps run from
 // one start to the next), else the run's iterations, else the first there is; null for none.
 const StepSet* PrimaryStepSet(const std::vector<StepSet>& sets);
+
+// One rank's part of the critical path of a job's step: ns per typical step by part.
+struct RankOnPath {
+  int64_t rank = 0;
+  PartTimes parts{};
+};
 
 struct StepAnswer {
   std::string name;  // the stage's display name, or "iteration"
@@ -63,6 +69,7 @@ struct StepAnswer {
   double typical_recorded_ns = 0, typical_predicted_ns = 0;
   PartTimes before{}, after{};
   std::vector<KernelOnPath> kernels;  // per typical step, by time on the recorded path, largest first
+  std::vector<RankOnPath> ranks;      // a job of several ranks: each rank's part of the recorded path
 };
 
 struct EditMatch {

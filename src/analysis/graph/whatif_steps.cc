@@ -1,6 +1,7 @@
 // The step sets of a run: its repeating NVTX stages and its loop's iterations (steps.h).
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/graph/whatif.h"
@@ -67,10 +68,15 @@ std::vector<uint8_t> Inside(const DependencyGraph& g, std::vector<std::tuple<int
 
 void StageSets(const DependencyGraph& g, const NsysEvents& events, const std::vector<Stage>& stages, int64_t warmup,
                std::vector<StepSet>& out) {
-  // Each range's thread, by its start and process.
-  std::map<std::pair<int64_t, int64_t>, int64_t> thread_of;
+  // Each range's thread, by its start, end and process (two ranges of one process that open at
+  // the same nanosecond on two threads differ by their ends, or are the same range twice).
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> thread_of;
   const auto& n = events.nvtx;
-  for (size_t r = 0; r < n.start.size(); ++r) thread_of[{n.start[r], n.global_tid[r] & ~kThreadBits}] = n.global_tid[r];
+  std::map<std::pair<int64_t, int64_t>, int64_t> thread_at;  // by start and process alone: ranges never closed
+  for (size_t r = 0; r < n.start.size(); ++r) {
+    thread_of[{n.start[r], n.end[r], n.global_tid[r] & ~kThreadBits}] = n.global_tid[r];
+    thread_at[{n.start[r], n.global_tid[r] & ~kThreadBits}] = n.global_tid[r];
+  }
   std::vector<std::pair<int64_t, StepSet>> sets;  // by the stage's total range time
   for (const Stage& stage : stages) {
     if (stage.torch_op || stage.library || stage.instance_list.empty()) continue;
@@ -90,18 +96,23 @@ void StageSets(const DependencyGraph& g, const NsysEvents& events, const std::ve
       const int64_t range_end = inst.start + inst.range_ns;
       windows.emplace_back(inst.start, range_end, inst.global_pid);
       if (steady.counted[i] == 0) continue;
-      const auto tid = thread_of.find({inst.start, inst.global_pid});
-      if (tid == thread_of.end()) continue;
-      const auto begin = HostMarker(g, tid->second, inst.start);
+      std::optional<int64_t> tid;
+      if (const auto it = thread_of.find({inst.start, range_end, inst.global_pid}); it != thread_of.end()) {
+        tid = it->second;
+      } else if (const auto at = thread_at.find({inst.start, inst.global_pid}); at != thread_at.end()) {
+        tid = at->second;
+      }
+      if (!tid) continue;
+      const auto begin = HostMarker(g, *tid, inst.start);
       // A range inside which its thread makes no CUDA call has nothing the graph can time.
       if (!begin || (nested && g.recorded(begin->point) > range_end)) continue;
       if (nested) {
-        if (auto end = HostEndMarker(g, tid->second, range_end);
+        if (auto end = HostEndMarker(g, *tid, range_end);
             end && g.recorded(end->point) - end->offset > g.recorded(begin->point) - begin->offset) {
           set.steps.push_back({*begin, *end, inst.global_pid});
         }
       } else {
-        per_thread[tid->second].emplace_back(*begin, inst.global_pid);
+        per_thread[*tid].emplace_back(*begin, inst.global_pid);
       }
     }
     for (const auto& [tid, markers] : per_thread) {
