@@ -193,10 +193,11 @@ struct Exported {
   ReadTrace trace;
 };
 
-// `data` exported once per process with `max_flows` launch arrows, and read back.
-inline Exported& ExportOf(const std::string& data, size_t max_flows = 20000) {
-  static std::map<std::pair<std::string, size_t>, std::unique_ptr<Exported>> cache;
-  auto& slot = cache[{data, max_flows}];
+// `data` exported once per process with at most `max_launch` launch arrows and `max_path`
+// critical path arrows, and read back.
+inline Exported& ExportOf(const std::string& data, size_t max_launch = 20000, size_t max_path = 20000) {
+  static std::map<std::tuple<std::string, size_t, size_t>, std::unique_ptr<Exported>> cache;
+  auto& slot = cache[{data, max_launch, max_path}];
   if (slot) return *slot;
   Imported& in = ImportOnce(data);
   slot = std::make_unique<Exported>();
@@ -207,8 +208,8 @@ inline Exported& ExportOf(const std::string& data, size_t max_flows = 20000) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("kscope_perfetto_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  const auto path = dir / (data + "_" + std::to_string(max_flows) + ".json");
-  auto written = report::WritePerfettoTrace(*x.store, x.run, path, analysis::AnalysisOptions{}, {max_flows});
+  const auto path = dir / (data + "_" + std::to_string(max_launch) + "_" + std::to_string(max_path) + ".json");
+  auto written = report::WritePerfettoTrace(*x.store, x.run, path, analysis::AnalysisOptions{}, {max_launch, max_path});
   EXPECT_TRUE(written.ok()) << written.error().Line();
   if (written.ok()) x.summary = *written;
   x.trace = ParseTrace(path.string());

@@ -81,10 +81,10 @@ std::vector<std::string> SliceNames(const analysis::graph::GraphEvents& events);
 Status WriteAnalysisTracks(store::Store& store, TraceRun& run, const analysis::AnalysisOptions& config,
                            ChromeTraceWriter& out);
 
-// The critical path of one steady step, as slices and as arrows added to `flows`; nothing when
-// the run has no step set.
+// The critical path of one steady step, as slices and as arrows added to `flows` (the first
+// `max_arrows` along it); nothing when the run has no step set.
 Result<std::optional<DrawnPath>> WriteCriticalPath(store::Store& store, TraceRun& run,
-                                                   const analysis::AnalysisOptions& config, ChromeTraceWriter& out,
-                                                   std::vector<Flow>& flows);
+                                                   const analysis::AnalysisOptions& config, size_t max_arrows,
+                                                   ChromeTraceWriter& out, std::vector<Flow>& flows);
 
 }  // namespace kscope::report::perfetto

@@ -199,7 +199,7 @@ Result<PerfettoSummary> WritePerfettoTrace(store::Store& store, int64_t run_id, 
   KSCOPE_RETURN_IF_ERROR(perfetto::PlaceTracks(store, run, *out));
   KSCOPE_RETURN_IF_ERROR(perfetto::WriteAnalysisTracks(store, run, config, *out));
   std::vector<Flow> flows;
-  auto drawn = perfetto::WriteCriticalPath(store, run, config, *out, flows);
+  auto drawn = perfetto::WriteCriticalPath(store, run, config, options.max_path_flows, *out, flows);
   if (!drawn.ok()) return drawn.error();
   summary.critical_path = *drawn;
   KSCOPE_RETURN_IF_ERROR(WriteThreads(store, run, *out, summary));
@@ -213,6 +213,12 @@ Result<PerfettoSummary> WritePerfettoTrace(store::Store& store, int64_t run_id, 
         "stays usable in the viewers)",
         summary.launch_flows, summary.launches_left_out));
   }
+  if (summary.critical_path && summary.critical_path->arrows_left_out > 0) {
+    summary.notes.push_back(fmt::format(
+        "critical path arrows drawn for its first {} hops from a call or operation to the next; the {} hops after "
+        "them have none (its slices are all there)",
+        summary.critical_path->arrows, summary.critical_path->arrows_left_out));
+  }
   if (!summary.critical_path) {
     summary.notes.push_back(
         "no critical path: no NVTX stage repeats three times or more and no loop of repeated kernels was found");
@@ -222,6 +228,8 @@ Result<PerfettoSummary> WritePerfettoTrace(store::Store& store, int64_t run_id, 
                              {"launches_without_flow", summary.launches_left_out}};
   if (summary.critical_path) {
     const DrawnPath& p = *summary.critical_path;
+    metadata["critical_path_flows"] = p.arrows;
+    metadata["critical_path_hops_without_flow"] = p.arrows_left_out;
     metadata["critical_path"] =
         fmt::format("{} #{} of {} (the median), {} ns", p.step_set, p.step, p.steps, p.end - p.start);
   }

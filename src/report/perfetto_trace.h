@@ -29,8 +29,11 @@
 
 namespace kscope::report {
 
+// Arrows are capped so that the file stays usable: a browser draws a few tens of thousands
+// well, hundreds of thousands slowly or not at all.
 struct PerfettoOptions {
-  size_t max_launch_flows = 20000;  // launch arrows drawn, for the earliest operations: the file stays usable
+  size_t max_launch_flows = 20000;  // launch arrows drawn, for the earliest operations
+  size_t max_path_flows = 20000;    // critical path arrows drawn, from the step's start
 };
 
 // The critical path drawn, as the analysis answers for it.
@@ -41,6 +44,7 @@ struct DrawnPath {
   int64_t start = 0, end = 0;      // the step, replayed (the recording's times)
   int64_t path_ns = 0;             // the pieces' time: the step's, unless the path stops short
   int64_t pieces = 0, arrows = 0;  // slices on the track, flow arrows between the nodes
+  int64_t arrows_left_out = 0;     // hops past PerfettoOptions::max_path_flows, without an arrow
 };
 
 struct PerfettoSummary {

@@ -69,19 +69,30 @@ TEST(PerfettoTraceParts, TheIterationsOfARunWithoutNvtx) {
   EXPECT_TRUE(x.trace.ThreadOf(*seen[0]).starts_with("iterations ("));
 }
 
-// Past the cap, the earliest operations keep their arrows and the file says how many have none.
-TEST(PerfettoTraceParts, LaunchArrowsStopAtTheCap) {
-  testing::Exported& x = testing::ExportOf("decoder_train", 100);
-  int64_t launches = 0;
+// Past the caps, the earliest operations keep their launch arrows and the path's first hops
+// theirs, every slice stays, and the file says how many have none.
+TEST(PerfettoTraceParts, ArrowsStopAtTheCaps) {
+  testing::Exported& all = testing::ExportOf("decoder_train");
+  testing::Exported& x = testing::ExportOf("decoder_train", 100, 50);
+  int64_t launches = 0, hops = 0, pieces = 0;
   for (const TraceEvent& e : x.trace.events) {
-    if (e.cat() == "launch" && e.ph() == "s") ++launches;
+    launches += e.cat() == "launch" && e.ph() == "s" ? 1 : 0;
+    hops += e.cat() == "critical path" && e.ph() == "s" ? 1 : 0;
+    pieces += e.cat() == "critical path" && e.ph() == "X" ? 1 : 0;
   }
   EXPECT_EQ(launches, 100);
   EXPECT_EQ(x.summary.launch_flows, 100);
-  EXPECT_GT(x.summary.launches_left_out, 4000);
+  EXPECT_EQ(x.summary.launches_left_out, all.summary.launch_flows - 100);
   EXPECT_EQ(x.trace.whole["metadata"]["launches_without_flow"], x.summary.launches_left_out);
-  ASSERT_FALSE(x.summary.notes.empty());
-  EXPECT_NE(x.summary.notes.front().find("first 100 operations"), std::string::npos);
+  ASSERT_TRUE(x.summary.critical_path && all.summary.critical_path);
+  EXPECT_EQ(hops, 50);
+  EXPECT_EQ(x.summary.critical_path->arrows_left_out, all.summary.critical_path->arrows - 50);
+  EXPECT_EQ(pieces, all.summary.critical_path->pieces) << "every piece stays";
+  EXPECT_EQ(x.trace.whole["metadata"]["critical_path_hops_without_flow"], x.summary.critical_path->arrows_left_out);
+  ASSERT_EQ(x.summary.notes.size(), 2U);
+  EXPECT_NE(x.summary.notes[0].find("first 100 operations"), std::string::npos);
+  EXPECT_NE(x.summary.notes[1].find("first 50 hops"), std::string::npos);
+  EXPECT_TRUE(all.summary.notes.empty());
 }
 
 }  // namespace
