@@ -213,6 +213,9 @@ inline Exported& ExportOf(const std::string& data, size_t max_launch = 20000, si
   EXPECT_TRUE(written.ok()) << written.error().Line();
   if (written.ok()) x.summary = *written;
   x.trace = ParseTrace(path.string());
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // read: the test process keeps what it needs
+  std::filesystem::remove(dir, ec);   // once empty
   return x;
 }
 

@@ -70,12 +70,14 @@ TEST(ChromeTraceWriter, EscapesEveryNameAndParsesBack) {
   EXPECT_EQ(t.events[4].ph(), "i");
   EXPECT_EQ(t.events[6].json["bp"], "e");
   EXPECT_EQ(t.whole["metadata"]["note"], odd);
+  fs::remove_all(file.parent_path().parent_path());
 }
 
 TEST(ChromeTraceWriter, AFolderThatIsNotThereIsAnError) {
   auto w = report::ChromeTraceWriter::Create(TempDir("writer") / "missing" / "trace.json");
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.error().fix.find("folder exists"), std::string::npos) << w.error().Line();
+  fs::remove_all(fs::temp_directory_path() / ("kscope_trace_writer_" + std::to_string(getpid())));
 }
 
 }  // namespace

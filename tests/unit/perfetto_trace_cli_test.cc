@@ -32,6 +32,7 @@ class PerfettoTraceCli : public ::testing::Test {
     db_ = (dir_ / "kscope.db").string();
     ASSERT_EQ(Kscope({"import", testing::NsysData("tiny_cuda.sqlite")}), 0) << Last();
   }
+  static void TearDownTestSuite() { fs::remove_all(dir_.parent_path()); }
   static int Kscope(std::vector<std::string> args) {
     args.insert(args.begin(), {"--db", db_});
     return testing::RunKscope(args, (dir_ / "last.log").string());
