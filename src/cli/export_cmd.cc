@@ -1,14 +1,18 @@
 // kscope export RUN... --out DIR: runs as exported run folders that kscope import DIR brings back
-// (import/run_export.h); kscope merge OTHER.db: runs of another store copied into this one
-// (import/merge.h).
+// (import/run_export.h); kscope export --perfetto RUN -o FILE: one run as a trace for
+// ui.perfetto.dev and chrome://tracing (report/perfetto_trace.h); kscope merge OTHER.db: runs
+// of another store copied into this one (import/merge.h).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "config/config.h"
 #include "import/merge.h"
 #include "import/run_export.h"
 #include "import/store_upgrade.h"
+#include "report/perfetto_trace.h"
 
 namespace kscope::cli {
 
@@ -16,6 +20,8 @@ namespace {
 
 struct ExportArgs {
   std::vector<int64_t> runs;
+  int64_t perfetto = 0;
+  bool has_perfetto = false;  // --perfetto RUN was given
   std::string out;
   bool rows_only = false;
 };
@@ -26,7 +32,43 @@ struct MergeArgs {
   bool force = false;
 };
 
+int ExportPerfetto(const GlobalOptions& global, const ExportArgs& args) {
+  const std::string where = "kscope export --perfetto";
+  if (!args.runs.empty()) {
+    return Fail({where, "writes one run, the one --perfetto names, and other run ids were given",
+                 "export one run per file: kscope export --perfetto RUN -o FILE"});
+  }
+  if (args.rows_only) return Fail({where, "--rows-only is for run folders", "leave it out"});
+  if (args.out.empty()) return Fail({where, "no file to write the trace to", "pass -o FILE (e.g. -o run.json)"});
+  auto cfg = config::LoadConfig(global.config, global.overrides);
+  if (!cfg.ok()) return Fail(cfg.error());
+  auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
+  if (!store.ok()) return Fail(store.error());
+  const auto began = std::chrono::steady_clock::now();
+  auto done = report::WritePerfettoTrace(*store, args.perfetto, args.out, *cfg);
+  if (!done.ok()) return Fail(done.error());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  std::cout << fmt::format(
+      "wrote {}: run {} as a Chrome JSON trace, {} events ({:.1f} MB) in {:.1f} s: {} CUDA calls, {} NVTX ranges, {} "
+      "kernels, {} copies and sets, {} launch arrows\n",
+      args.out, args.perfetto, done->events, static_cast<double>(done->bytes) / 1e6, seconds, done->calls,
+      done->nvtx_ranges, done->kernels, done->memops, done->launch_flows);
+  if (done->critical_path) {
+    const report::DrawnPath& p = *done->critical_path;
+    std::cout << fmt::format("critical path: {} #{} of {} (the median), {:.3f} ms, {} pieces\n", p.step_set, p.step,
+                             p.steps, static_cast<double>(p.end - p.start) / 1e6, p.pieces);
+  }
+  for (const auto& n : done->notes) std::cout << "  note: " << n << "\n";
+  std::cout << "open it in ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n";
+  return 0;
+}
+
 int Export(const GlobalOptions& global, const ExportArgs& args) {
+  if (args.has_perfetto) return ExportPerfetto(global, args);
+  if (args.runs.empty()) {
+    return Fail({"kscope export", "no run given", "pass run ids (kscope runs), or --perfetto RUN -o FILE"});
+  }
+  if (args.out.empty()) return Fail({"kscope export", "no folder to export into", "pass --out DIR"});
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   import::ExportOptions options{args.runs, args.out, !args.rows_only};
@@ -63,11 +105,18 @@ void RegisterExport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "export",
-      "Write runs as self-contained folders (their stored rows and source files) that kscope import brings back");
-  cmd->add_option("runs", args->runs, "run ids")->required();
-  cmd->add_option("--out", args->out, "folder to write DIR/<run id>/ into")->required();
+      "Write runs as self-contained folders (their stored rows and source files) that kscope import brings back, "
+      "or one run as a trace for ui.perfetto.dev and chrome://tracing (--perfetto)");
+  cmd->add_option("runs", args->runs, "run ids");
+  CLI::Option* perfetto = cmd->add_option(
+      "--perfetto", args->perfetto,
+      "write this run as a Chrome JSON trace (threads, streams, launch arrows, stages, the critical path) to -o FILE");
+  cmd->add_option("--out,-o", args->out, "folder to write DIR/<run id>/ into; with --perfetto, the trace's file");
   cmd->add_flag("--rows-only", args->rows_only, "leave the source files out (the rows alone give every view)");
-  cmd->callback([args, &global, &exit_code] { exit_code = Export(global, *args); });
+  cmd->callback([args, perfetto, &global, &exit_code] {
+    args->has_perfetto = perfetto->count() > 0;
+    exit_code = Export(global, *args);
+  });
 
   auto margs = std::make_shared<MergeArgs>();
   CLI::App* merge = app.add_subcommand(
