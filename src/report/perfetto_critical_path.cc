@@ -1,9 +1,8 @@
 // The critical path of one steady step as a track of the Perfetto trace (report/perfetto_trace.h):
-// the step set a user expects first (the first kscope whatif answers for: the repeating stage
-// with the most time, else the iterations), its median step by recorded length (the lower
-// middle one of an even count), walked back on the unedited replay (analysis/graph/critical_path.h).
-// Its pieces are slices inside the step's slice; an arrow joins each call or operation the path
-// runs through to the next one's.
+// the step set kscope whatif answers for first (analysis/graph/whatif.h PrimaryStepSet: a stage
+// repeating start to next start, else the iterations, else any set with steps), its median step by recorded length (the
+// lower middle one of an even count), walked back on the unedited replay (analysis/graph/critical_path.h). Its pieces
+// are slices inside the step's slice; an arrow joins each call or operation the path runs through to the next one's.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -76,8 +75,9 @@ Result<std::optional<DrawnPath>> WriteCriticalPath(store::Store& store, TraceRun
   const g::DependencyGraph& graph = run.graph;
   auto sets = g::FindStepSets(store, run.run_id, graph, config.stages.warmup);
   if (!sets.ok()) return sets.error();
-  if (sets->empty() || sets->front().steps.empty()) return std::optional<DrawnPath>();
-  const g::StepSet& set = sets->front();
+  const g::StepSet* primary = g::PrimaryStepSet(*sets);
+  if (primary == nullptr) return std::optional<DrawnPath>();
+  const g::StepSet& set = *primary;
   auto recorded = [&](const g::StepMarker& m) { return graph.recorded(m.point) - m.offset; };
   std::vector<size_t> order(set.steps.size());
   std::iota(order.begin(), order.end(), size_t{0});

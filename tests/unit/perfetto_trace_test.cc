@@ -221,7 +221,7 @@ TEST_P(PerfettoTrace, EveryTrackIsNamed) {
 }
 
 // The pieces of the critical path fill the step the analysis measures: the median step (by
-// recorded length, the lower middle of an even count) of the first step set kscope whatif answers for.
+// recorded length, the lower middle of an even count) of the step set kscope whatif answers for first.
 TEST_P(PerfettoTrace, TheCriticalPathFillsTheMedianStep) {
   Exported& x = ExportOf(GetParam());
   auto events = g::LoadGraphEvents(*x.store, x.run);
@@ -229,12 +229,13 @@ TEST_P(PerfettoTrace, TheCriticalPathFillsTheMedianStep) {
   const g::DependencyGraph graph = g::BuildGraph(std::move(*events));
   auto sets = g::FindStepSets(*x.store, x.run, graph, 1);
   ASSERT_TRUE(sets.ok());
-  if (sets->empty()) {
+  const g::StepSet* primary = g::PrimaryStepSet(*sets);
+  if (primary == nullptr) {
     EXPECT_FALSE(x.summary.critical_path);
     return;
   }
   ASSERT_TRUE(x.summary.critical_path);
-  const g::StepSet& set = sets->front();
+  const g::StepSet& set = *primary;
   std::vector<int64_t> lengths;
   for (const g::Step& s : set.steps) {
     lengths.push_back((graph.recorded(s.end.point) - s.end.offset) - (graph.recorded(s.begin.point) - s.begin.offset));
