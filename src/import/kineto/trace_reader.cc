@@ -55,36 +55,40 @@ std::string TooLong(size_t opened_at) {
 // Where the handler is in the document.
 enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kDevices, kDevice, kDistributed, kCapture, kSkip };
 
+// The argument a key names, under every spelling Kineto has given it (older ones second;
+// docs/kineto/formats.md). Most of an event's arguments are ones kscope does not read: the
+// key's length picks the few it could be.
 std::optional<Arg> ArgOf(std::string_view key) {
-  static constexpr std::array<std::pair<std::string_view, Arg>, static_cast<size_t>(Arg::kCount)> kKeys = {{
-      {"correlation", Arg::kCorrelation},
-      {"External id", Arg::kExternalId},
-      {"device", Arg::kDevice},
-      {"context", Arg::kContext},
-      {"stream", Arg::kStream},
-      {"bytes", Arg::kBytes},
-      {"registers per thread", Arg::kRegisters},
-      {"Sequence number", Arg::kSequence},
-      {"name", Arg::kName},
-      {"Input Dims", Arg::kInputDims},
-      {"grid", Arg::kGrid},
-      {"block", Arg::kBlock},
-      {"In msg nelems", Arg::kInNelems},
-      {"Out msg nelems", Arg::kOutNelems},
-      {"dtype", Arg::kDtype},
-  }};
-  // Most of an event's arguments are ones kscope does not read: those of another length are
-  // passed over without a comparison.
-  static constexpr uint64_t kLengths = [] {
-    uint64_t bits = 0;
-    for (const auto& [k, a] : kKeys) bits |= uint64_t{1} << k.size();
-    return bits;
-  }();
-  if (key.size() >= 64 || ((kLengths >> key.size()) & 1) == 0) return std::nullopt;
-  for (const auto& [k, a] : kKeys) {
-    if (k == key) return a;
+  switch (key.size()) {
+    case 4:
+      if (key == "name") return Arg::kName;
+      if (key == "grid") return Arg::kGrid;
+      return std::nullopt;
+    case 5:
+      if (key == "bytes") return Arg::kBytes;
+      if (key == "block") return Arg::kBlock;
+      if (key == "dtype") return Arg::kDtype;
+      return std::nullopt;
+    case 6:
+      if (key == "device") return Arg::kDevice;
+      if (key == "stream") return Arg::kStream;
+      return std::nullopt;
+    case 7: return key == "context" ? std::optional(Arg::kContext) : std::nullopt;
+    case 8: return key == "inDevice" ? std::optional(Arg::kDevice) : std::nullopt;    // a peer-to-peer copy's
+    case 9: return key == "inContext" ? std::optional(Arg::kContext) : std::nullopt;  // device and context
+    case 10:
+      if (key == "Input Dims" || key == "Input dims") return Arg::kInputDims;  // "Input dims": PyTorch 1.8
+      return std::nullopt;
+    case 11:
+      if (key == "correlation") return Arg::kCorrelation;
+      if (key == "External id" || key == "external id") return Arg::kExternalId;  // "external id": to 1.10
+      return std::nullopt;
+    case 13: return key == "In msg nelems" ? std::optional(Arg::kInNelems) : std::nullopt;
+    case 14: return key == "Out msg nelems" ? std::optional(Arg::kOutNelems) : std::nullopt;
+    case 15: return key == "Sequence number" ? std::optional(Arg::kSequence) : std::nullopt;
+    case 20: return key == "registers per thread" ? std::optional(Arg::kRegisters) : std::nullopt;
+    default: return std::nullopt;
   }
-  return std::nullopt;
 }
 
 // The event field a key names: the string an event's scalar goes into, or null for a field

@@ -101,7 +101,7 @@ Status TraceToStore::OnEvent(const TraceEvent& e) {
   const auto t = TimesOf(e);
   if (!t) return Problem(e, "ts or dur is missing, not a number, or dur is negative");
   const bool gpu = kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
-  if (gpu) return OnGpuEvent(e, *t);
+  if (gpu) return OnGpuEvent(e, *t, kind);
   const auto pid = PidOf(e);
   const auto tid = ParseInteger(e.tid);
   if (!pid || !tid) return Problem(e, "pid or tid is not a number");
@@ -119,15 +119,15 @@ Status TraceToStore::OnEvent(const TraceEvent& e) {
   return OnRange(e, *t, AnnotationText(e.name));
 }
 
-Status TraceToStore::OnGpuEvent(const TraceEvent& e, Span t) {
+Status TraceToStore::OnGpuEvent(const TraceEvent& e, Span t, EventKind kind) {
   // A GPU operation belongs to the process that launched it, which its row does not name
   // (its pid is the device): until a CPU event has named it, the operation waits.
   if (!host_pid_) {
     pending_gpu_.push_back(e);
     return Status::Ok();
   }
-  if (e.cat == "kernel") return OnKernel(e, t);
-  return OnMemop(e, t, e.cat == "gpu_memset");
+  if (kind == EventKind::kKernel) return OnKernel(e, t);
+  return OnMemop(e, t, kind == EventKind::kMemset);
 }
 
 Status TraceToStore::OnKernel(const TraceEvent& e, Span t) {

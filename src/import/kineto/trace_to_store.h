@@ -52,7 +52,7 @@ class TraceToStore final : public TraceSink {
   Status OnMetadata(const TraceEvent& e);
   Status OnCollectiveMessage(const TraceEvent& e, int64_t kernel_row);
   Status WriteCollectiveMessages();
-  Status OnGpuEvent(const TraceEvent& e, Span t);
+  Status OnGpuEvent(const TraceEvent& e, Span t, EventKind kind);
   Status Problem(const TraceEvent& e, std::string_view what, bool skipped = true);
   Result<int64_t> Intern(std::string_view s);
   std::optional<Span> TimesOf(const TraceEvent& e);
