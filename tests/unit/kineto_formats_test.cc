@@ -1,7 +1,7 @@
-// Every trace shape torch.profiler has written (docs/kineto/formats.md): the older shapes of
-// tests/data/kineto (make_old_formats.py, from the recorded decoder_infer trace). What kscope
-// imports equals the trace's own sums, computed here from a whole-document parse
-// (kineto_support.h).
+// Every trace shape torch.profiler has written (docs/kineto/formats.md): the older
+// shapes of tests/data/kineto (make_old_formats.py, from the recorded decoder_infer trace), the
+// time unit after the events, every header key after the events. What kscope imports equals
+// the trace's own sums, computed here from a whole-document parse (kineto_support.h).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -87,10 +87,91 @@ const std::set<std::string> kCallCats = {"cuda_runtime", "cuda_driver", "Runtime
 const std::set<std::string> kCopyCats = {"gpu_memcpy", "Memcpy"};
 const std::set<std::string> kSetCats = {"gpu_memset", "Memset"};
 
+// A trace as text with its events first and then every header key, in the order given; the
+// key "distributedInfo" across the end of the reader's first 256 KiB buffer that holds it (spaces
+// before it put it there: the scan for it reads a buffer at a time).
+std::string EventsFirst(const nlohmann::json& trace, const std::vector<std::string>& keys) {
+  std::string text = "{\"traceEvents\": " + testing::TraceText(trace.at("traceEvents"));
+  for (const auto& k : keys) {
+    if (!trace.contains(k)) continue;
+    text += ", ";
+    constexpr size_t kBuffer = size_t{1} << 18;
+    if (k == "distributedInfo") text.append(kBuffer - (text.size() + 8) % kBuffer, ' ');
+    text += "\"" + k + "\": " + testing::TraceText(trace.at(k));
+  }
+  return text + "}\n";
+}
+
 std::string Write(const TempDir& dir, const std::string& name, const std::string& text) {
   const std::string path = dir.path() + "/" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+// Kineto of April 2024 wrote "displayTimeUnit": "ns" as the document's last key, with times
+// in microseconds to three decimals as every Kineto writes them: the trace imports with each
+// kernel's launches and total time its own, the same as the recorded trace they came from;
+// the key before the events, "ns" or "ms", changes nothing.
+TEST(KinetoFormats, TimeUnitAfterTheEventsIsReadAsWritten) {
+  const std::string name = "decoder_infer.pt2.4-ns.json.gz";
+  const std::string text = testing::ReadGzip(KinetoData(name));
+  ASSERT_TRUE(text.ends_with("\"displayTimeUnit\": \"ns\"}\n"));
+  ASSERT_EQ(text.find("\"displayTimeUnit\""), text.rfind("\"displayTimeUnit\""));  // once: at the end
+  const auto trace = ReadTraceJson(name);
+  auto late = Import({KinetoData(name)});
+  EXPECT_EQ(KernelSums(late), SumsOf(trace, kKernelCats));
+  EXPECT_EQ(CallSums(late), SumsOf(trace, kCallCats));
+  auto recorded = Import({KinetoData("decoder_infer.json.gz")});
+  EXPECT_EQ(KernelSums(late), KernelSums(recorded));
+
+  auto dir = TempDir::Make("kscope_kineto_formats");
+  ASSERT_TRUE(dir.ok());
+  auto ns_first = ReadTraceJson("decoder_infer.json.gz");
+  ASSERT_EQ(ns_first.at("displayTimeUnit"), "ms");
+  ns_first["displayTimeUnit"] = "ns";  // a nlohmann object writes its keys in order: before "traceEvents"
+  auto first = Import({Write(*dir, "ns_first.json", testing::TraceText(ns_first))});
+  EXPECT_EQ(KernelSums(first), KernelSums(recorded));
+}
+
+// Every header key after the events (deviceProperties, distributedInfo, the CUDA versions,
+// displayTimeUnit): the DDP job's two traces, given in the opposite order, are the same run of
+// two ranks as the recorded ones, with the same processes, GPU and CUDA version; alone, a
+// trace still names its rank.
+TEST(KinetoFormats, HeaderKeysAfterTheEventsImportAlike) {
+  auto dir = TempDir::Make("kscope_kineto_formats");
+  ASSERT_TRUE(dir.ok());
+  std::vector<std::string> late;
+  for (const std::string rank : {"1", "0"}) {
+    const auto trace = ReadTraceJson("ddp_train_rank" + rank + ".json.gz");
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : trace.items()) {
+      if (k != "traceEvents") keys.push_back(k);
+    }
+    ASSERT_TRUE(trace.contains("distributedInfo"));
+    late.push_back(Write(*dir, "late" + rank + ".json", EventsFirst(trace, keys)));
+  }
+  auto a = Import({KinetoData("ddp_train_rank1.json.gz"), KinetoData("ddp_train_rank0.json.gz")});
+  auto b = Import(late);
+  const std::string ranks = "SELECT rank, global_pid, pid, device, kernels, rank_from FROM run_rank WHERE run_id = ?1";
+  auto rows = [&](Imported& im) {
+    std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, std::string>> out;
+    auto q = im.store.db().Prepare(ranks + " ORDER BY rank");
+    EXPECT_TRUE(q.ok());
+    q->Bind(1, im.run);
+    while (q->Step()) out.emplace_back(q->Int(0), q->Int(1), q->Int(2), q->Int(3), q->Int(4), q->Text(5));
+    return out;
+  };
+  ASSERT_EQ(rows(a).size(), 2u);
+  EXPECT_EQ(rows(b), rows(a));
+  EXPECT_EQ(KernelSums(b), KernelSums(a));
+  auto run_a = a.store.GetRun(a.run);
+  auto run_b = b.store.GetRun(b.run);
+  ASSERT_TRUE(run_a.ok() && run_b.ok());
+  EXPECT_EQ(run_b->manifest.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(run_b->manifest.gpu, run_a->manifest.gpu);
+  EXPECT_EQ(run_b->manifest.cuda_version, run_a->manifest.cuda_version);
+  auto one = Import({late.front()});
+  EXPECT_EQ(Count(one, "SELECT rank FROM run_rank WHERE run_id = ?1 AND rank_from = 'distributedInfo'"), 1);
 }
 
 // Each kernel's columns as the trace's arguments give them, whatever their spelling.
@@ -118,14 +199,14 @@ std::multiset<KernelRow> StoredKernelRows(Imported& im) {
   return out;
 }
 
-// The shapes PyTorch 1.8 to 2.3 wrote (capitalized categories, "Runtime", "Operator", whole
-// microseconds, "external id", "Input dims", thread ids as strings): each
+// The shapes PyTorch 1.8 to 2.6 wrote (capitalized categories, "Runtime", "Operator", whole
+// microseconds, "external id", "Input dims", thread ids as strings, the time unit last): each
 // imports with every kernel's and CUDA function's launches and total time, the sets, each
 // kernel's launch configuration and the ops' shapes its own, and no category left unread.
 TEST(KinetoFormats, EveryOlderShapeImportsItsOwnSums) {
   const std::string unlaunched = "SELECT count(*) FROM import_problem WHERE run_id = ?1 AND what LIKE 'GPU operation%'";
   auto recorded = Import({KinetoData("decoder_infer.json.gz")});
-  for (const std::string shape : {"pt1.8", "pt1.10", "pt1.11", "pt1.13"}) {
+  for (const std::string shape : {"pt1.8", "pt1.10", "pt1.11", "pt1.13", "pt2.4-ns"}) {
     SCOPED_TRACE(shape);
     const std::string name = "decoder_infer." + shape + ".json.gz";
     const auto trace = ReadTraceJson(name);

@@ -113,7 +113,7 @@ std::string* EventField(TraceEvent& e, std::string_view key, bool is_string) {
 // The SAX handler: a stack of frames, one per open object or array kscope looks into.
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
  public:
-  explicit Handler(TraceSink& sink, TraceInput& input) : sink_(sink), input_(input) {}
+  Handler(TraceSink& sink, TraceInput& input, ReadMode mode) : sink_(sink), input_(input), mode_(mode) {}
 
   bool StartObject() { return Open(/*object=*/true); }
   bool StartArray() { return Open(/*object=*/false); }
@@ -176,6 +176,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   size_t depth_ = 0;       // objects and arrays open
   size_t capture_at_ = 0;  // byte of the '[' of the array being captured
   bool saw_events_ = false, top_not_object_ = false;
+  ReadMode mode_;
 };
 
 bool Handler::Open(bool object) {
@@ -243,9 +244,15 @@ bool Handler::Open(bool object) {
 }
 
 bool Handler::OpenInTop(bool object) {
-  if (!object && key_ == "traceEvents") {
+  if (!object && key_ == "traceEvents" && mode_ == ReadMode::kWhole) {
     saw_events_ = true;
     stack_.push_back(Frame::kEvents);
+    return Check(sink_.OnEventsBegin());
+  }
+  if (!object && key_ == "traceEvents") {  // ReadMode::kHeader: passed over
+    saw_events_ = true;
+    stack_.push_back(Frame::kSkip);
+    skip_depth_ = 1;
   } else if (!object && key_ == "deviceProperties") {
     stack_.push_back(Frame::kDevices);
   } else if (object && key_ == "distributedInfo") {
@@ -344,8 +351,8 @@ bool Handler::Scalar(std::string_view v, bool is_string) {
 
 }  // namespace
 
-Status ReadTrace(TraceInput& input, TraceSink& sink) {
-  Handler handler(sink, input);
+Status ReadTrace(TraceInput& input, TraceSink& sink, ReadMode mode) {
+  Handler handler(sink, input, mode);
   BoundedStack stack;
   rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedStack> reader(&stack);
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag |

@@ -64,13 +64,20 @@ class TraceSink {
   virtual ~TraceSink() = default;
   // A top-level scalar ("schemaVersion", "displayTimeUnit", "cuda_driver_version", ...).
   virtual Status OnTopLevel(std::string_view key, std::string_view value) = 0;
+  // The traceEvents array opens: what the header held before it has been handed over.
+  virtual Status OnEventsBegin() { return Status::Ok(); }
   virtual Status OnDevice(const DeviceProperty& device) = 0;
   virtual Status OnDistributed(const DistributedInfo& info) = 0;
   virtual Status OnEvent(const TraceEvent& event) = 0;
 };
 
-// Streams the whole trace into `sink`. An error names what is wrong and where (a byte offset
-// of the JSON text); the sink's own errors come back as they are.
-Status ReadTrace(TraceInput& input, TraceSink& sink);
+enum class ReadMode : uint8_t {
+  kWhole,   // the header and every event
+  kHeader,  // the top-level keys wherever they are; the events passed over unread
+};
+
+// Streams the trace into `sink`. An error names what is wrong and where (a byte offset of the
+// JSON text); the sink's own errors come back as they are.
+Status ReadTrace(TraceInput& input, TraceSink& sink, ReadMode mode = ReadMode::kWhole);
 
 }  // namespace kscope::import::kineto
