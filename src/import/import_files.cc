@@ -73,6 +73,11 @@ class ImportCall {
  private:
   // Whether file i's importer writes a run's timeline (Importer::writes_timeline).
   [[nodiscard]] bool WritesTimeline(size_t i) const { return importers_[i]->writes_timeline(); }
+  [[nodiscard]] size_t TimelineFiles() const {
+    size_t n = 0;
+    for (size_t i = 0; i < paths_.size(); ++i) n += WritesTimeline(i) ? 1 : 0;
+    return n;
+  }
 
   // The run file `i` goes into: the one asked for, the call's one run, or a new one per file.
   Status EnterRun(size_t i) {
@@ -121,7 +126,8 @@ class ImportCall {
     const auto placed = options_.placements.find(paths_[i]);
     auto result = importers_[i]->Import(
         paths_[i], ImportTarget{store_, run_id_, *source_id, facts_, options_.threads, options_.allow_no_kernels,
-                                placed == options_.placements.end() ? FilePlacement{} : placed->second});
+                                placed == options_.placements.end() ? FilePlacement{} : placed->second,
+                                WritesTimeline(i) && !options_.run_per_file && TimelineFiles() > 1});
     if (!result.ok()) {
       Error e = result.error();
       if (e.where.empty()) e.where = paths_[i];

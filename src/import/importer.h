@@ -28,12 +28,14 @@ struct FilePlacement {
 struct ImportTarget {
   store::Store& store;
   int64_t run_id;
-  int64_t source_id;              // this file's row in source_file
-  analysis::NsysFacts& facts;     // what the run's summaries need; importers append
-  size_t threads = 0;             // reader threads; 0: one per core
-  bool allow_no_kernels = false;  // take an nsys export without kernels (kscope stats FILE's
-                                  // in-memory import, for the reports that need none)
-  FilePlacement placement = {};   // the file's place in a job's run; none by default
+  int64_t source_id;                 // this file's row in source_file
+  analysis::NsysFacts& facts;        // what the run's summaries need; importers append
+  size_t threads = 0;                // reader threads; 0: one per core
+  bool allow_no_kernels = false;     // take an nsys export without kernels (kscope stats FILE's
+                                     // in-memory import, for the reports that need none)
+  FilePlacement placement = {};      // the file's place in a job's run; none by default
+  bool timeline_of_several = false;  // one of several files that make the run's timeline (the
+                                     // traces of a job's ranks, one per rank)
 };
 
 struct ImportResult {

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "import/importer.h"
 #include "import/kineto/kineto_importer.h"
@@ -36,6 +37,42 @@ NcuPage SniffNcuCsv(const std::string& path) {
   return NcuPage::kNone;
 }
 
+bool EndsWith(const std::string& path, std::string_view suffix) { return path.ends_with(suffix); }
+
+// A trace's name as torch.profiler writes it (trace.json, HOST_PID.TIME.pt.trace.json.gz).
+bool NamedLikeATrace(const std::string& path) { return EndsWith(path, ".json") || EndsWith(path, ".json.gz"); }
+
+Error EmptyTrace(const std::string& path, std::string_view detail) {
+  return Error{path, "an empty PyTorch profiler trace (" + std::string(detail) + ")",
+               "copy the trace again, or record it again and let the profiler finish writing: "
+               "prof.export_chrome_trace(\"trace.json\")"};
+}
+
+// A file of 0 bytes: what its name says it is, and the fix for that kind of file.
+Error EmptyFile(const std::string& path) {
+  if (EndsWith(path, ".ncu-rep")) {
+    return Error{path, "an empty ncu report (0 bytes)", "copy the report again, or profile again with ncu"};
+  }
+  if (EndsWith(path, ".csv")) {
+    return Error{path, "an empty ncu CSV page (0 bytes; a page has a header row at least)",
+                 "export the page again: ncu --import REPORT.ncu-rep --page raw --csv > FILE.csv"};
+  }
+  if (NamedLikeATrace(path) || EndsWith(path, ".gz")) return EmptyTrace(path, "0 bytes");
+  if (EndsWith(path, ".nsys-rep") || EndsWith(path, ".qdrep")) {
+    return Error{path, "an empty nsys report (0 bytes)",
+                 "copy the report again, or profile again with nsys, then export it: nsys export --type sqlite "
+                 "-o FILE.sqlite REPORT.nsys-rep"};
+  }
+  if (EndsWith(path, ".sqlite")) {
+    return Error{path, "an empty nsys export (0 bytes)",
+                 "export the report again: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"};
+  }
+  return Error{path,
+               "an empty file (0 bytes), in no format kscope imports (an nsys SQLite export, a PyTorch profiler "
+               "trace, an ncu report or its CSV pages)",
+               "copy the file again, or name the file it was meant to be"};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shared_ptr<capture::NcuTool> ncu,
@@ -45,17 +82,7 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shar
   if (fs::is_directory(path, ec)) return Error{path, "is a directory, not a file", "name the export file itself"};
   const auto size = fs::file_size(path, ec);
   if (ec) return Error{path, "cannot read the file size (" + ec.message() + ")", "check its permissions"};
-  if (size == 0 && fs::path(path).extension() == ".ncu-rep") {
-    return Error{path, "file is empty", "copy the report again, or profile again"};
-  }
-  if (size == 0 && fs::path(path).extension() == ".csv") {
-    return Error{path, "file is empty (an ncu CSV page has a header row at least)",
-                 "export the page again: ncu --import REPORT.ncu-rep --page raw --csv > FILE.csv"};
-  }
-  if (size == 0) {
-    return Error{path, "file is empty",
-                 "export the report again: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"};
-  }
+  if (size == 0) return EmptyFile(path);
   std::ifstream in(path, std::ios::binary);
   std::array<char, 16> head{};
   in.read(head.data(), head.size());
@@ -83,12 +110,17 @@ Result<std::unique_ptr<Importer>> ImporterFor(const std::string& path, std::shar
                                       5) == 0) {
     return Error{path, "an xz-compressed file", "decompress it first: xz -dk " + path};
   }
-  std::string gzip_problem;
-  if (kineto::LooksLikeKinetoTrace(path, &gzip_problem)) {
-    return std::unique_ptr<Importer>(std::make_unique<kineto::KinetoTraceImporter>());
-  }
-  if (!gzip_problem.empty()) {
-    return Error{path, "a gzip file that does not inflate: " + gzip_problem, "copy it again; check it with gzip -t"};
+  const auto trace = kineto::SniffKinetoTrace(path);
+  switch (trace.kind) {
+    case kineto::TraceSniff::Kind::kTrace:
+      return std::unique_ptr<Importer>(std::make_unique<kineto::KinetoTraceImporter>());
+    case kineto::TraceSniff::Kind::kBadGzip:
+      return Error{path, "a gzip file that does not inflate: " + trace.why, "copy it again; check it with gzip -t"};
+    case kineto::TraceSniff::Kind::kEmpty:
+      if (trace.gzip) return EmptyTrace(path, "its gzip data inflates to no JSON text");
+      if (NamedLikeATrace(path)) return EmptyTrace(path, "no JSON text, only whitespace");
+      break;
+    case kineto::TraceSniff::Kind::kOther: break;
   }
   switch (SniffNcuCsv(path)) {
     case NcuPage::kRaw: return std::unique_ptr<Importer>(std::make_unique<ncu::NcuRawCsvImporter>());

@@ -69,8 +69,8 @@ TEST_F(BadInput, EmptyFile) {
   const std::string p = Path("empty.sqlite");
   WriteBytes(p, "");
   ExpectRejected(p, "kscope: error: " + p +
-                        ": file is empty; export the report again: nsys export --type sqlite -o FILE.sqlite "
-                        "REPORT.nsys-rep");
+                        ": an empty nsys export (0 bytes); export the report again: nsys export --type sqlite -o "
+                        "FILE.sqlite REPORT.nsys-rep");
 }
 
 // Garbage over a page the importer reads after the kernels: SQLite reports the corruption

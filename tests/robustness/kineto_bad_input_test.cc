@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kineto_support.h"
 #include "robustness/bad_input_fixture.h"
@@ -77,6 +79,54 @@ TEST_F(BadInput, KinetoWrongFormats) {
                      ": trace without any GPU kernel (recorded without CUDA activity, or outside its window); "
                      "record with torch.profiler.profile(activities=[ProfilerActivity.CPU, "
                      "ProfilerActivity.CUDA])");
+}
+
+// An empty trace is told so, with the fix for a trace: 0 bytes under a trace's names, gzip
+// data that inflates to nothing (20 bytes: a gzip header, an empty deflate block, the CRC and
+// length of nothing), whitespace alone.
+TEST_F(BadInput, KinetoEmptyTraces) {
+  const std::string fix =
+      "; copy the trace again, or record it again and let the profiler finish writing: "
+      "prof.export_chrome_trace(\"trace.json\")";
+  for (const std::string name : {"empty.json", "host_1.1700000000.pt.trace.json.gz", "empty.gz"}) {
+    const std::string p = Path(name);
+    WriteBytes(p, "");
+    ExpectRejected(p, "kscope: error: " + p + ": an empty PyTorch profiler trace (0 bytes)" + fix);
+  }
+  const std::string nothing("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00", 20);
+  const std::string gz = Path("nothing.json.gz");
+  WriteBytes(gz, nothing);
+  ExpectRejected(gz, "kscope: error: " + gz +
+                         ": an empty PyTorch profiler trace (its gzip data inflates to no JSON "
+                         "text)" +
+                         fix);
+  const std::string spaces = Path("spaces.json");
+  WriteBytes(spaces, " \n\t\n");
+  ExpectRejected(
+      spaces, "kscope: error: " + spaces + ": an empty PyTorch profiler trace (no JSON text, only whitespace)" + fix);
+}
+
+// An empty file of each other kind gets the fix for that kind, by its name.
+TEST_F(BadInput, EmptyFileOfEachKind) {
+  const std::string export_fix = "nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run.sqlite", "an empty nsys export (0 bytes); export the report again: " + export_fix},
+      {"run.nsys-rep",
+       "an empty nsys report (0 bytes); copy the report again, or profile again with nsys, then export it: " +
+           export_fix},
+      {"run.ncu-rep", "an empty ncu report (0 bytes); copy the report again, or profile again with ncu"},
+      {"raw.csv",
+       "an empty ncu CSV page (0 bytes; a page has a header row at least); export the page again: ncu --import "
+       "REPORT.ncu-rep --page raw --csv > FILE.csv"},
+      {"run.bin",
+       "an empty file (0 bytes), in no format kscope imports (an nsys SQLite export, a PyTorch profiler trace, an ncu "
+       "report or its CSV pages); copy the file again, or name the file it was meant to be"},
+  };
+  for (const auto& [name, line] : cases) {
+    const std::string p = Path(name);
+    WriteBytes(p, "");
+    ExpectRejected(p, "kscope: error: " + p + ": " + line);
+  }
 }
 
 // Every string is bounded at 1 MiB (names, arguments kscope reads and those it skips): a

@@ -75,7 +75,8 @@ constexpr const char* kFix = "; check the file is a whole .ncu-rep written by Ns
 
 TEST_F(NcuRepBadInput, Empty) {
   const std::string p = Write("empty.ncu-rep", "");
-  ExpectRejected(p, "kscope: error: " + p + ": file is empty; copy the report again, or profile again");
+  ExpectRejected(
+      p, "kscope: error: " + p + ": an empty ncu report (0 bytes); copy the report again, or profile again with ncu");
 }
 
 TEST_F(NcuRepBadInput, CutOffInsideTheFileHeader) {

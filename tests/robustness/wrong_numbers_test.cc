@@ -227,9 +227,10 @@ TEST_F(WrongNumbers, NcuPageOfAnotherProgram) {
 TEST_F(WrongNumbers, EmptyNcuCsv) {
   const std::string p = Path("raw.csv");
   WriteBytes(p, "");
-  ExpectRejected(p, "kscope: error: " + p +
-                        ": file is empty (an ncu CSV page has a header row at least); export the page again: ncu "
-                        "--import REPORT.ncu-rep --page raw --csv > FILE.csv");
+  ExpectRejected(p,
+                 "kscope: error: " + p +
+                     ": an empty ncu CSV page (0 bytes; a page has a header row at least); export the page again: ncu "
+                     "--import REPORT.ncu-rep --page raw --csv > FILE.csv");
 }
 
 // A byte-order mark before the header, as some editors write one: the page imports as it

@@ -21,9 +21,11 @@ Result<ImportResult> KinetoTraceImporter::Import(const std::string& path, const 
   return sink.Finish();
 }
 
-bool LooksLikeKinetoTrace(const std::string& path, std::string* why) {
+TraceSniff SniffKinetoTrace(const std::string& path) {
+  TraceSniff sniff;
   TraceInput input(path);
-  if (!input.error().empty()) return false;
+  if (!input.error().empty()) return sniff;
+  sniff.gzip = input.gzip();
   // torch.profiler starts with "schemaVersion", "deviceProperties" or "traceEvents" within
   // the first few hundred bytes; other JSON (kscope's own report.json) does not.
   std::string head;
@@ -32,15 +34,23 @@ bool LooksLikeKinetoTrace(const std::string& path, std::string* why) {
     if (c == '\0') break;
     head.push_back(c);
   }
-  if (head.empty() && input.gzip() && !input.error().empty()) {
-    if (why != nullptr) *why = input.error();
-    return false;
-  }
   const size_t first = head.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || head[first] != '{') return false;
+  if (first == std::string::npos && input.gzip() && !input.error().empty()) {
+    sniff.kind = TraceSniff::Kind::kBadGzip;
+    sniff.why = input.error();
+    return sniff;
+  }
+  if (first == std::string::npos && input.at_end()) {
+    sniff.kind = TraceSniff::Kind::kEmpty;
+    return sniff;
+  }
+  if (first == std::string::npos || head[first] != '{') return sniff;
   static constexpr std::array<std::string_view, 3> kKeys = {"\"schemaVersion\"", "\"traceEvents\"",
                                                             "\"deviceProperties\""};
-  return std::any_of(kKeys.begin(), kKeys.end(), [&](std::string_view k) { return head.find(k) != std::string::npos; });
+  if (std::any_of(kKeys.begin(), kKeys.end(), [&](std::string_view k) { return head.find(k) != std::string::npos; })) {
+    sniff.kind = TraceSniff::Kind::kTrace;
+  }
+  return sniff;
 }
 
 }  // namespace kscope::import::kineto

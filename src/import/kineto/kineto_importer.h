@@ -6,6 +6,7 @@
 // never the document.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "import/importer.h"
@@ -21,9 +22,18 @@ class KinetoTraceImporter final : public Importer {
   Result<ImportResult> Import(const std::string& path, const ImportTarget& target) override;
 };
 
-// Whether the first bytes of `path` (inflated when gzip) look like a Kineto trace: a JSON
-// object whose first keys are the ones torch.profiler writes first. `why` says what the file
-// is instead, when that is worth a line of its own (gzip data that does not inflate).
-bool LooksLikeKinetoTrace(const std::string& path, std::string* why);
+// What the first bytes of `path` (inflated when gzip) say it is.
+struct TraceSniff {
+  enum class Kind : uint8_t {
+    kTrace,    // a JSON object whose first keys are the ones torch.profiler writes first
+    kEmpty,    // no JSON text: gzip data that inflates to nothing, or only whitespace
+    kBadGzip,  // gzip data that does not inflate (`why` says how)
+    kOther,    // anything else
+  };
+  Kind kind = Kind::kOther;
+  bool gzip = false;
+  std::string why;
+};
+TraceSniff SniffKinetoTrace(const std::string& path);
 
 }  // namespace kscope::import::kineto

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kscope::import::kineto {
@@ -43,6 +44,13 @@ class TraceInput {
         ++at_;
       }
     } while (Refill());
+  }
+  // The rest of the text a buffer at a time (a scan that needs no JSON); empty at its end.
+  std::string_view NextText() {
+    if (at_ == end_ && !Refill()) return {};
+    const std::string_view text(at_, static_cast<size_t>(end_ - at_));
+    at_ = end_;
+    return text;
   }
   // Unused by the reader, required by the concept.
   Ch* PutBegin() { return nullptr; }

@@ -55,36 +55,40 @@ std::string TooLong(size_t opened_at) {
 // Where the handler is in the document.
 enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kDevices, kDevice, kDistributed, kCapture, kSkip };
 
+// The argument a key names, under every spelling Kineto has given it (older ones second;
+// docs/kineto/formats.md). Most of an event's arguments are ones kscope does not read: the
+// key's length picks the few it could be.
 std::optional<Arg> ArgOf(std::string_view key) {
-  static constexpr std::array<std::pair<std::string_view, Arg>, static_cast<size_t>(Arg::kCount)> kKeys = {{
-      {"correlation", Arg::kCorrelation},
-      {"External id", Arg::kExternalId},
-      {"device", Arg::kDevice},
-      {"context", Arg::kContext},
-      {"stream", Arg::kStream},
-      {"bytes", Arg::kBytes},
-      {"registers per thread", Arg::kRegisters},
-      {"Sequence number", Arg::kSequence},
-      {"name", Arg::kName},
-      {"Input Dims", Arg::kInputDims},
-      {"grid", Arg::kGrid},
-      {"block", Arg::kBlock},
-      {"In msg nelems", Arg::kInNelems},
-      {"Out msg nelems", Arg::kOutNelems},
-      {"dtype", Arg::kDtype},
-  }};
-  // Most of an event's arguments are ones kscope does not read: those of another length are
-  // passed over without a comparison.
-  static constexpr uint64_t kLengths = [] {
-    uint64_t bits = 0;
-    for (const auto& [k, a] : kKeys) bits |= uint64_t{1} << k.size();
-    return bits;
-  }();
-  if (key.size() >= 64 || ((kLengths >> key.size()) & 1) == 0) return std::nullopt;
-  for (const auto& [k, a] : kKeys) {
-    if (k == key) return a;
+  switch (key.size()) {
+    case 4:
+      if (key == "name") return Arg::kName;
+      if (key == "grid") return Arg::kGrid;
+      return std::nullopt;
+    case 5:
+      if (key == "bytes") return Arg::kBytes;
+      if (key == "block") return Arg::kBlock;
+      if (key == "dtype") return Arg::kDtype;
+      return std::nullopt;
+    case 6:
+      if (key == "device") return Arg::kDevice;
+      if (key == "stream") return Arg::kStream;
+      return std::nullopt;
+    case 7: return key == "context" ? std::optional(Arg::kContext) : std::nullopt;
+    case 8: return key == "inDevice" ? std::optional(Arg::kDevice) : std::nullopt;    // a peer-to-peer copy's
+    case 9: return key == "inContext" ? std::optional(Arg::kContext) : std::nullopt;  // device and context
+    case 10:
+      if (key == "Input Dims" || key == "Input dims") return Arg::kInputDims;  // "Input dims": PyTorch 1.8
+      return std::nullopt;
+    case 11:
+      if (key == "correlation") return Arg::kCorrelation;
+      if (key == "External id" || key == "external id") return Arg::kExternalId;  // "external id": to 1.10
+      return std::nullopt;
+    case 13: return key == "In msg nelems" ? std::optional(Arg::kInNelems) : std::nullopt;
+    case 14: return key == "Out msg nelems" ? std::optional(Arg::kOutNelems) : std::nullopt;
+    case 15: return key == "Sequence number" ? std::optional(Arg::kSequence) : std::nullopt;
+    case 20: return key == "registers per thread" ? std::optional(Arg::kRegisters) : std::nullopt;
+    default: return std::nullopt;
   }
-  return std::nullopt;
 }
 
 // The event field a key names: the string an event's scalar goes into, or null for a field
@@ -109,7 +113,7 @@ std::string* EventField(TraceEvent& e, std::string_view key, bool is_string) {
 // The SAX handler: a stack of frames, one per open object or array kscope looks into.
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
  public:
-  explicit Handler(TraceSink& sink, TraceInput& input) : sink_(sink), input_(input) {}
+  Handler(TraceSink& sink, TraceInput& input, ReadMode mode) : sink_(sink), input_(input), mode_(mode) {}
 
   bool StartObject() { return Open(/*object=*/true); }
   bool StartArray() { return Open(/*object=*/false); }
@@ -172,6 +176,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   size_t depth_ = 0;       // objects and arrays open
   size_t capture_at_ = 0;  // byte of the '[' of the array being captured
   bool saw_events_ = false, top_not_object_ = false;
+  ReadMode mode_;
 };
 
 bool Handler::Open(bool object) {
@@ -239,9 +244,15 @@ bool Handler::Open(bool object) {
 }
 
 bool Handler::OpenInTop(bool object) {
-  if (!object && key_ == "traceEvents") {
+  if (!object && key_ == "traceEvents" && mode_ == ReadMode::kWhole) {
     saw_events_ = true;
     stack_.push_back(Frame::kEvents);
+    return Check(sink_.OnEventsBegin());
+  }
+  if (!object && key_ == "traceEvents") {  // ReadMode::kHeader: passed over
+    saw_events_ = true;
+    stack_.push_back(Frame::kSkip);
+    skip_depth_ = 1;
   } else if (!object && key_ == "deviceProperties") {
     stack_.push_back(Frame::kDevices);
   } else if (object && key_ == "distributedInfo") {
@@ -340,8 +351,8 @@ bool Handler::Scalar(std::string_view v, bool is_string) {
 
 }  // namespace
 
-Status ReadTrace(TraceInput& input, TraceSink& sink) {
-  Handler handler(sink, input);
+Status ReadTrace(TraceInput& input, TraceSink& sink, ReadMode mode) {
+  Handler handler(sink, input, mode);
   BoundedStack stack;
   rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedStack> reader(&stack);
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag |

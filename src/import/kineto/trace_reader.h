@@ -20,15 +20,15 @@ namespace kscope::import::kineto {
 // (numbers as written, strings unquoted, arrays as "[[2, 1024], []]"); empty when absent.
 enum class Arg : uint8_t {
   kCorrelation,  // "correlation": links a CUDA call to its GPU operations
-  kExternalId,   // "External id": links an op to the CUDA calls and kernels it made
-  kDevice,       // "device"
-  kContext,      // "context"
+  kExternalId,   // "External id" ("external id" on GPU work and CUDA calls up to PyTorch 1.10)
+  kDevice,       // "device"; "inDevice" on a peer-to-peer copy (the device it ran on)
+  kContext,      // "context"; "inContext" on a peer-to-peer copy
   kStream,       // "stream"
   kBytes,        // "bytes" (copies, sets)
   kRegisters,    // "registers per thread"
   kSequence,     // "Sequence number" (autograd)
   kName,         // "name" (metadata events: thread_name, process_name)
-  kInputDims,    // "Input Dims" (record_shapes=True)
+  kInputDims,    // "Input Dims" (record_shapes=True); "Input dims" in PyTorch 1.8
   kGrid,         // "grid" [x, y, z]
   kBlock,        // "block" [x, y, z]
   kInNelems,     // "In msg nelems": a collective's input elements (NCCL kernels, record_param_comms)
@@ -64,13 +64,20 @@ class TraceSink {
   virtual ~TraceSink() = default;
   // A top-level scalar ("schemaVersion", "displayTimeUnit", "cuda_driver_version", ...).
   virtual Status OnTopLevel(std::string_view key, std::string_view value) = 0;
+  // The traceEvents array opens: what the header held before it has been handed over.
+  virtual Status OnEventsBegin() { return Status::Ok(); }
   virtual Status OnDevice(const DeviceProperty& device) = 0;
   virtual Status OnDistributed(const DistributedInfo& info) = 0;
   virtual Status OnEvent(const TraceEvent& event) = 0;
 };
 
-// Streams the whole trace into `sink`. An error names what is wrong and where (a byte offset
-// of the JSON text); the sink's own errors come back as they are.
-Status ReadTrace(TraceInput& input, TraceSink& sink);
+enum class ReadMode : uint8_t {
+  kWhole,   // the header and every event
+  kHeader,  // the top-level keys wherever they are; the events passed over unread
+};
+
+// Streams the trace into `sink`. An error names what is wrong and where (a byte offset of the
+// JSON text); the sink's own errors come back as they are.
+Status ReadTrace(TraceInput& input, TraceSink& sink, ReadMode mode = ReadMode::kWhole);
 
 }  // namespace kscope::import::kineto

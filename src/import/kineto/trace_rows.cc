@@ -12,16 +12,23 @@ namespace kscope::import::kineto {
 EventKind KindOf(const TraceEvent& e) {
   if (e.ph == "M") return EventKind::kMetadata;
   if (e.ph != "X") return EventKind::kIgnored;  // flows (s, f), instants (i), counters
+  // Each category as Kineto has spelled it: today's names, then those of PyTorch 1.8 to 1.12
+  // (docs/kineto/formats.md).
   const std::string_view c = e.cat;
-  if (c == "kernel") return EventKind::kKernel;
-  if (c == "gpu_memcpy") return EventKind::kMemcpy;
-  if (c == "gpu_memset") return EventKind::kMemset;
-  if (c == "cuda_runtime" || c == "cuda_driver") return EventKind::kCudaCall;
-  if (c == "cpu_op") return EventKind::kCpuOp;
+  if (c == "kernel" || c == "Kernel") return EventKind::kKernel;
+  if (c == "gpu_memcpy" || c == "Memcpy") return EventKind::kMemcpy;
+  if (c == "gpu_memset" || c == "Memset") return EventKind::kMemset;
+  if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime") return EventKind::kCudaCall;
+  if (c == "cpu_op" || c == "Operator") {
+    // Before user_annotation (PyTorch 1.8, 1.9) the profiler's steps were ops too.
+    return AnnotationText(e.name) != e.name ? EventKind::kAnnotation : EventKind::kCpuOp;
+  }
   if (c == "user_annotation") return EventKind::kAnnotation;
+  // GPU-side copies of the annotations ("User" in PyTorch 1.8 and 1.9, "gpu_user_Annotation"
+  // as Kineto spelled it from June 2021 to May 2022), the profiler's own rows.
   static constexpr std::array<std::string_view, 8> kIgnoredCats = {
-      "gpu_user_annotation", "Trace",   "overhead", "python_function", "cuda_sync",
-      "cuda_profiler_range", "Runtime", "Kernel"};
+      "gpu_user_annotation", "gpu_user_Annotation", "User", "Trace", "overhead", "python_function",
+      "cuda_sync",           "cuda_profiler_range"};
   for (auto k : kIgnoredCats) {
     if (c == k) return EventKind::kIgnored;
   }

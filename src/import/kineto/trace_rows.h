@@ -11,14 +11,14 @@
 
 namespace kscope::import::kineto {
 
-// What kind of event it is, by its category ("cat").
+// What kind of event it is, by its category ("cat"), as PyTorch 1.8 to today have named it.
 enum class EventKind {
-  kKernel,      // "kernel"
-  kMemcpy,      // "gpu_memcpy"
-  kMemset,      // "gpu_memset"
-  kCudaCall,    // "cuda_runtime", "cuda_driver"
-  kCpuOp,       // "cpu_op": an ATen operator (its input shapes with record_shapes=True)
-  kAnnotation,  // "user_annotation": record_function ranges, ProfilerStep#N
+  kKernel,      // "kernel"; "Kernel" up to PyTorch 1.12
+  kMemcpy,      // "gpu_memcpy"; "Memcpy" up to 1.12
+  kMemset,      // "gpu_memset"; "Memset" up to 1.12
+  kCudaCall,    // "cuda_runtime", "cuda_driver"; "Runtime" up to 1.10
+  kCpuOp,       // "cpu_op"; "Operator" in 1.8 and 1.9: an ATen operator (its input shapes with record_shapes=True)
+  kAnnotation,  // "user_annotation": record_function ranges, ProfilerStep#N (an "Operator" in 1.8 and 1.9)
   kMetadata,    // ph "M": process and thread names
   kIgnored,     // read and left: flows, GPU-side annotation copies, the profiler's own rows
   kUnknown,     // a category kscope does not know

@@ -1,6 +1,7 @@
-// Kineto's times as exact integers of nanoseconds. A trace writes microseconds with up to
-// three decimals ("4458028470826.538"), or nanoseconds when its displayTimeUnit is "ns";
-// the text is read digit by digit, never through a double, so no nanosecond is lost.
+// Kineto's times as exact integers of nanoseconds. A trace writes microseconds, whole
+// ("1623142623531625", before 2024) or with up to three decimals ("4458028470826.538"), whatever
+// its displayTimeUnit says; the text is read digit by digit, never through a double, so no
+// nanosecond is lost.
 #pragma once
 
 #include <cstdint>

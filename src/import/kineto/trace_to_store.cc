@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <string_view>
+
 #include "analysis/names/kernel_name_normalize.h"
+#include "import/kineto/trace_input.h"
 
 namespace kscope::import::kineto {
 
@@ -22,14 +28,9 @@ TraceToStore::TraceToStore(const std::string& path, const ImportTarget& target)
       memop_base_(target.facts.memops.start.size()) {}
 
 Status TraceToStore::OnTopLevel(std::string_view key, std::string_view value) {
-  if (key == "displayTimeUnit") {
-    const TimeUnit unit = value == "ns" ? TimeUnit::kNanoseconds : TimeUnit::kMicroseconds;
-    if (saw_timed_event_ && unit != unit_) {
-      return Error{path_, "displayTimeUnit \"ns\" comes after the trace's events, which were read in microseconds",
-                   "write the trace with torch.profiler, which puts it before traceEvents"};
-    }
-    unit_ = unit;
-  } else if (key == "schemaVersion") {
+  // "displayTimeUnit" is the unit a viewer shows times in, never the unit of "ts" and "dur",
+  // which every Kineto writes in microseconds ("ms" or "ns" alike; docs/kineto.md, "Times").
+  if (key == "schemaVersion") {
     schema_version_ = value;
   } else if (key == "cuda_driver_version") {
     driver_ = ParseInteger(value);
@@ -44,13 +45,60 @@ Status TraceToStore::OnDevice(const DeviceProperty& device) {
   return Status::Ok();
 }
 
-Status TraceToStore::OnDistributed(const DistributedInfo& info) {
-  if (saw_timed_event_ && info.rank) {
-    // Events already written carry no rank; the rank still names the run's one process.
-    rank_ = std::nullopt;
-  } else {
-    rank_ = info.rank;
+namespace {
+// Whether `text` occurs in the rest of `input` (the plain or inflated text, a buffer at a time,
+// Boyer-Moore-Horspool): no JSON is parsed.
+bool Mentions(TraceInput& input, std::string_view text) {
+  const std::boyer_moore_horspool_searcher find(text.begin(), text.end());
+  const auto in = [&](std::string_view s) { return std::search(s.begin(), s.end(), find) != s.end(); };
+  std::string edge;  // the end of the buffer before and the start of this one
+  for (std::string_view buf = input.NextText(); !buf.empty(); buf = input.NextText()) {
+    edge.append(buf.substr(0, text.size() - 1));
+    if (in(edge) || in(buf)) return true;
+    edge.assign(buf.substr(buf.size() - std::min(buf.size(), text.size() - 1)));
   }
+  return false;
+}
+
+// The header of a trace read through without its events: its distributedInfo.
+class HeaderOnly final : public TraceSink {
+ public:
+  std::optional<DistributedInfo> distributed;
+  Status OnTopLevel(std::string_view /*key*/, std::string_view /*value*/) override { return Status::Ok(); }
+  Status OnDevice(const DeviceProperty& /*device*/) override { return Status::Ok(); }
+  Status OnDistributed(const DistributedInfo& info) override {
+    if (!distributed) distributed = info;
+    return Status::Ok();
+  }
+  Status OnEvent(const TraceEvent& /*e*/) override { return Status::Ok(); }
+};
+}  // namespace
+
+Status TraceToStore::OnEventsBegin() {
+  if (!events_begun_ && !distributed_ && target_.timeline_of_several) {
+    // The rank orders the run's processes (GlobalPid): a trace whose distributedInfo follows
+    // its events is read through once for it first, when its text names one at all. What the
+    // read finds wrong, the import itself finds again and names.
+    TraceInput scan(path_);
+    if (Mentions(scan, "\"distributedInfo\"")) {
+      TraceInput again(path_);
+      HeaderOnly header;
+      if (ReadTrace(again, header, ReadMode::kHeader).ok() && header.distributed) {
+        KSCOPE_RETURN_IF_ERROR(OnDistributed(*header.distributed));
+      }
+    }
+  }
+  events_begun_ = true;
+  return Status::Ok();
+}
+
+Status TraceToStore::OnDistributed(const DistributedInfo& info) {
+  if (distributed_) return Status::Ok();  // read ahead of the events; or a second one: the first counts
+  distributed_ = true;
+  // The rank goes into the process ids only where it orders the run's traces; it is known
+  // before the events then (OnEventsBegin). A trace alone has it as the run's rank only, so
+  // that it imports alike wherever its distributedInfo is.
+  if (!events_begun_ && target_.timeline_of_several) rank_ = info.rank;
   world_size_ = info.world_size;
   if (info.rank && !target_.facts.launched_rank)
     target_.facts.launched_rank = analysis::EnvRank{*info.rank, "distributedInfo"};
@@ -78,9 +126,8 @@ Status TraceToStore::Problem(const TraceEvent& e, std::string_view what, bool sk
 }
 
 std::optional<TraceToStore::Span> TraceToStore::TimesOf(const TraceEvent& e) {
-  saw_timed_event_ = true;
-  auto ts = ParseTime(e.ts, unit_);
-  auto dur = ParseTime(e.dur, unit_);
+  auto ts = ParseTime(e.ts, TimeUnit::kMicroseconds);
+  auto dur = ParseTime(e.dur, TimeUnit::kMicroseconds);
   if (!ts || !dur || *dur < 0 || *ts > INT64_MAX - *dur) return std::nullopt;
   return Span{*ts, *ts + *dur};
 }
@@ -90,7 +137,7 @@ std::optional<int64_t> TraceToStore::PidOf(const TraceEvent& e) const { return P
 Status TraceToStore::OnEvent(const TraceEvent& e) {
   const EventKind kind = KindOf(e);
   if (kind == EventKind::kIgnored) {
-    if (e.ph == "i" && e.name == "Record Window End") window_end_ = ParseTime(e.ts, unit_);
+    if (e.ph == "i" && e.name == "Record Window End") window_end_ = ParseTime(e.ts, TimeUnit::kMicroseconds);
     return Status::Ok();
   }
   if (kind == EventKind::kMetadata) return OnMetadata(e);
@@ -101,7 +148,7 @@ Status TraceToStore::OnEvent(const TraceEvent& e) {
   const auto t = TimesOf(e);
   if (!t) return Problem(e, "ts or dur is missing, not a number, or dur is negative");
   const bool gpu = kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
-  if (gpu) return OnGpuEvent(e, *t);
+  if (gpu) return OnGpuEvent(e, *t, kind);
   const auto pid = PidOf(e);
   const auto tid = ParseInteger(e.tid);
   if (!pid || !tid) return Problem(e, "pid or tid is not a number");
@@ -119,15 +166,15 @@ Status TraceToStore::OnEvent(const TraceEvent& e) {
   return OnRange(e, *t, AnnotationText(e.name));
 }
 
-Status TraceToStore::OnGpuEvent(const TraceEvent& e, Span t) {
+Status TraceToStore::OnGpuEvent(const TraceEvent& e, Span t, EventKind kind) {
   // A GPU operation belongs to the process that launched it, which its row does not name
   // (its pid is the device): until a CPU event has named it, the operation waits.
   if (!host_pid_) {
     pending_gpu_.push_back(e);
     return Status::Ok();
   }
-  if (e.cat == "kernel") return OnKernel(e, t);
-  return OnMemop(e, t, e.cat == "gpu_memset");
+  if (kind == EventKind::kKernel) return OnKernel(e, t);
+  return OnMemop(e, t, kind == EventKind::kMemset);
 }
 
 Status TraceToStore::OnKernel(const TraceEvent& e, Span t) {

@@ -4,6 +4,22 @@
 // ops and record_function ranges), thread names. Finish() then nests and writes the ranges,
 // links each GPU operation to its launching call and the ranges around it (as the nsys
 // importer does, into the run's facts), and counts what the trace lacks.
+//
+// Header keys in any order (issue 39). Rows are written as the events stream by, so what an
+// event's row needs from the header must be known before the first event; only the rank is:
+//  - times: "ts" and "dur" are microseconds in every Kineto, "displayTimeUnit" ("ms" or "ns")
+//    is only the unit a viewer shows them in, so it is not read (docs/kineto.md, "Times");
+//  - deviceProperties, schemaVersion, the CUDA versions: used by Finish(), wherever they were;
+//  - distributedInfo: its rank goes into every process id (GlobalPid) when the trace is one of
+//    several in its run (ImportTarget::timeline_of_several). When it has not come by the time
+//    traceEvents opens, OnEventsBegin scans the file's text for the key (a gzip file inflated
+//    again) and, where it is there, reads the file through for its header alone
+//    (ReadMode::kHeader) before the first event. Rewriting times
+//    or ids already written instead would mean reading back chunks the event writers have
+//    flushed and the run's facts; a second pass costs time only for traces whose writer put
+//    distributedInfo last, never for torch.profiler's, which write it first. A trace alone gets
+//    no rank in its ids, wherever its distributedInfo is: it names the run's rank
+//    (facts.launched_rank).
 #pragma once
 
 #include <array>
@@ -30,6 +46,8 @@ class TraceToStore final : public TraceSink {
   TraceToStore(const std::string& path, const ImportTarget& target);
 
   Status OnTopLevel(std::string_view key, std::string_view value) override;
+  // Reads the header ahead when the rank is needed and has not come (above).
+  Status OnEventsBegin() override;
   Status OnDevice(const DeviceProperty& device) override;
   Status OnDistributed(const DistributedInfo& info) override;
   Status OnEvent(const TraceEvent& e) override;
@@ -52,7 +70,7 @@ class TraceToStore final : public TraceSink {
   Status OnMetadata(const TraceEvent& e);
   Status OnCollectiveMessage(const TraceEvent& e, int64_t kernel_row);
   Status WriteCollectiveMessages();
-  Status OnGpuEvent(const TraceEvent& e, Span t);
+  Status OnGpuEvent(const TraceEvent& e, Span t, EventKind kind);
   Status Problem(const TraceEvent& e, std::string_view what, bool skipped = true);
   Result<int64_t> Intern(std::string_view s);
   std::optional<Span> TimesOf(const TraceEvent& e);
@@ -66,8 +84,7 @@ class TraceToStore final : public TraceSink {
 
   const std::string& path_;
   const ImportTarget& target_;
-  TimeUnit unit_ = TimeUnit::kMicroseconds;
-  bool saw_timed_event_ = false;
+  bool events_begun_ = false, distributed_ = false;  // traceEvents opened; distributedInfo read
   std::optional<int64_t> host_pid_, rank_, world_size_, driver_, runtime_;
   std::string schema_version_;
   std::map<int64_t, DeviceProperty> devices_;
