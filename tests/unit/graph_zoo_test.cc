@@ -84,9 +84,9 @@ TEST_P(GraphZoo, EdgesEqualTheExportAndTheRecordingReplaysExactlyInEveryStep) {
     // A job's ranks split the path between them, part by part.
     if (!s.ranks.empty()) {
       for (size_t p = 0; p < g::kPathParts; ++p) {
-        double sum = 0;
-        for (const auto& r : s.ranks) sum += r.parts[p];
-        EXPECT_NEAR(sum, s.before[p], 1.0) << s.name << " part " << p;
+        double total = 0;
+        for (const auto& r : s.ranks) total += r.parts[p];
+        EXPECT_NEAR(total, s.before[p], 1.0) << s.name << " part " << p;
       }
     }
   }
