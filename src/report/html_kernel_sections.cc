@@ -45,6 +45,20 @@ void WriteCriticalPathSection(const RunReport& report, std::ostream& out) {
     parts.rows.push_back({{part}, Num(DurationText(ns)), Num(PercentText(total > 0 ? 100 * ns / total : 0))});
   }
   WriteHtmlTable(parts, out);
+  if (p.drawing) {
+    const PathDrawing& d = *p.drawing;
+    out << "<p>Step " << d.step << " of the " << p.steps_count << " (the median), "
+        << DurationText(static_cast<double>(d.end_ns - d.start_ns))
+        << ": its critical path on the threads and streams it ran on";
+    if (d.pieces_left_out > 0) {
+      out << " (the " << CountText(static_cast<int64_t>(d.pieces.size())) << " longest pieces; "
+          << CountText(d.pieces_left_out) << " shorter ones are too short to see)";
+    }
+    out << ".</p>\n";
+    WriteChartPlace("critical-path",
+                    d.pieces.empty() ? std::optional<std::string>("The path has no piece to draw.") : std::nullopt,
+                    out);
+  }
   if (!p.ranks.empty()) {
     const Table by_rank = PathRanksTable(p);
     HtmlTable ranks({"Rank", "On the path (ms)", "Share of the path", "Mostly"});
@@ -72,8 +86,8 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
   WriteChartPlace("top-kernels",
                   kernels.empty() ? std::optional<std::string>("This run has no kernels.") : std::nullopt, out);
   HtmlTable table({"#", "Kernel", "Family", "Library", "Launches", "GPU time", "Average", "Share",
-                   "On the critical path", "Bottleneck", "SM", "DRAM", "L1 hit", "L2 hit", "Achieved occupancy",
-                   "Top stall"});
+                   "On the critical path", "Twice as fast saves", "Bottleneck", "SM", "DRAM", "L1 hit", "L2 hit",
+                   "Achieved occupancy", "Top stall"});
   for (const auto& k : kernels) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
@@ -86,6 +100,7 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
                           Num(DurationText(k.avg_ns)),
                           Num(PercentText(k.share_pct)),
                           Num(PercentText(k.path_pct)),
+                          Num(k.worth_2x ? DurationText(k.worth_2x->saving_ns) : "-"),
                           {BottleneckText(v.bottleneck)},
                           Num(GivenPercent(v.sm_pct)),
                           Num(GivenPercent(v.dram_pct)),
@@ -95,6 +110,7 @@ void WriteTopKernelsSection(const RunReport& report, std::ostream& out) {
                           {v.top_stall}});
   }
   if (!kernels.empty()) WriteHtmlTable(table, out);
+  if (const std::string off = OffPathText(report); !off.empty()) out << "<p>" << EscapeHtml(off) << ".</p>\n";
   out << "</section>\n";
 }
 

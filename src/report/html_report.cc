@@ -15,9 +15,9 @@ namespace kscope::report {
 namespace {
 // The page's scripts after Vega, in order: shared helpers, one file per chart, then the
 // code that draws them.
-constexpr std::string_view kChartScripts[] = {"charts_common.js", "chart_top_kernels.js",    "chart_roofline.js",
-                                              "chart_stages.js",  "chart_bottleneck_mix.js", "chart_timeline.js",
-                                              "render.js"};
+constexpr std::string_view kChartScripts[] = {
+    "charts_common.js",        "chart_top_kernels.js", "chart_roofline.js",      "chart_stages.js",
+    "chart_bottleneck_mix.js", "chart_timeline.js",    "chart_critical_path.js", "render.js"};
 
 void WriteHeader(const RunPart& run, std::ostream& out) {
   std::string title = run.manifest.label.value_or("");

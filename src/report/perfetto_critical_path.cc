@@ -78,14 +78,7 @@ Result<std::optional<DrawnPath>> WriteCriticalPath(store::Store& store, TraceRun
   const g::StepSet* primary = g::PrimaryStepSet(*sets);
   if (primary == nullptr) return std::optional<DrawnPath>();
   const g::StepSet& set = *primary;
-  auto recorded = [&](const g::StepMarker& m) { return graph.recorded(m.point) - m.offset; };
-  std::vector<size_t> order(set.steps.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const g::Step &x = set.steps[a], &y = set.steps[b];
-    return recorded(x.end) - recorded(x.begin) < recorded(y.end) - recorded(y.begin);
-  });
-  const size_t k = order[(order.size() - 1) / 2];
+  const size_t k = g::MedianStepIndex(graph, set);
   const g::Step& step = set.steps[k];
   const g::Replayed replayed = g::Replay(graph);
   DrawnPath drawn{.step_set = set.name,

@@ -120,12 +120,12 @@ Table KernelsTable(const RunReport& r, size_t name_width) {
   // With a critical path, the kernels come by their time on it (# keeps their place by GPU time).
   t.title = r.critical_path ? "Top kernels by time on the critical path (GPU time by nsys)"
                             : "Top kernels by GPU time (nsys)";
-  t.columns = {"#",     "Time %", "Time (ms)", "Launches", "On path", "Kernel",    "Family",    "Library",
-               "Class", "SM %",   "DRAM %",    "L1 hit",   "L2 hit",  "Occupancy", "Top stalls"};
+  t.columns = {"#",       "Time %", "Time (ms)", "Launches", "On path", "2x saves (ms)", "Kernel",    "Family",
+               "Library", "Class",  "SM %",      "DRAM %",   "L1 hit",  "L2 hit",        "Occupancy", "Top stalls"};
   for (const auto& k : r.top_kernels) {
     const KernelVerdict none;
     const KernelVerdict& v = k.verdict ? *k.verdict : none;
-    t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Pct(k.path_pct),
+    t.rows.push_back({k.rank, SharePct(k.share_pct), Ms(k.total_ns), k.launches, Pct(k.path_pct), Worth2xText(k),
                       Short(k.short_name, name_width), k.family, k.library, k.verdict ? v.bottleneck : "-",
                       Given(v.sm_pct), Given(v.dram_pct), Given(v.l1_hit_pct), Given(v.l2_hit_pct),
                       Given(v.achieved_occupancy_pct), TopStallsText(v)});
@@ -269,6 +269,7 @@ void WriteReportSummary(const RunReport& report, std::ostream& out) {
   }
   out << "\n";
   WriteText(KernelsTable(r, 48), out);
+  if (const std::string off = OffPathText(r); !off.empty()) out << "  " << off << "\n";
   WriteTerminalStalls(r, out);
   out << "\n";
   WriteText(MixTable(r), out);
@@ -456,6 +457,7 @@ void WriteReportMarkdown(const RunReport& report, std::ostream& out) {
     out << "None: the run has no kernel launches.\n\n";
   } else {
     WriteMarkdownTable(KernelsTable(r, 1000), out);
+    if (const std::string off = OffPathText(r); !off.empty()) out << MarkdownText(off) << ".\n\n";
   }
   out << "## Bottleneck mix\n\n";
   if (r.bottleneck_mix.empty()) {

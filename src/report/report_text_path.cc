@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace kscope::report {
 
@@ -23,6 +25,36 @@ std::string WorthText(const analysis::Finding& f) {
   return fmt::format("{}{} ms of {} ms per {} ({:.1f}%; kscope whatif RUN {})", w.upper_bound ? "at most " : "",
                      Ms(w.saving_ns), Ms(w.step_ns), step.substr(step.find(' ') + 1), w.saving_pct, w.edit);
 }
+
+std::string OffPathText(const RunReport& r) {
+  if (!r.critical_path) return "";
+  std::vector<const TopKernel*> off;
+  int64_t gpu_ns = 0;
+  for (const TopKernel& k : r.top_kernels) {
+    if (k.path_pct && *k.path_pct <= 0) {
+      off.push_back(&k);
+      gpu_ns += k.total_ns;
+    }
+  }
+  if (off.empty()) return "";
+  std::sort(off.begin(), off.end(), [](const TopKernel* a, const TopKernel* b) { return a->rank < b->rank; });
+  std::string names;
+  for (size_t i = 0; i < off.size() && i < 5; ++i) {
+    names += fmt::format("{}#{} {}", i == 0 ? "" : ", ", off[i]->rank, off[i]->short_name);
+  }
+  if (off.size() > 5) names += fmt::format(" and {} more", off.size() - 5);
+  const CriticalPathPart& p = *r.critical_path;
+  const std::string until =
+      p.held_by.empty()
+          ? "the kernels on the path, which they run beside, are faster"
+          : fmt::format("what the path runs through instead is cut ({}: {} ms per step)", p.held_by, Ms(p.held_by_ns));
+  return fmt::format(
+      "Off the critical path: {} ({} of the top {} kernels, {} ms of GPU time in the run): speeding them up "
+      "saves nothing until {}",
+      names, off.size(), r.top_kernels.size(), Ms(static_cast<double>(gpu_ns)), until);
+}
+
+std::string Worth2xText(const TopKernel& k) { return k.worth_2x ? Ms(k.worth_2x->saving_ns) : "-"; }
 
 Table CriticalPathTable(const CriticalPathPart& p) {
   Table t;

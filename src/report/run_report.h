@@ -97,6 +97,9 @@ struct TopKernel {
   // The share of its GPU time in the report's steps that lies on their critical path
   // (critical_path); none without steps, or when it ran in none of them.
   std::optional<double> path_pct{};
+  // What a step saves were its launches twice as fast (critical_path's steps, replayed); 0 for
+  // a kernel off the path; none where path_pct is none.
+  std::optional<KernelWorth> worth_2x{};
 };
 
 // A kernel ncu profiled, in the top kernels or not, with its verdict: what the evidence

@@ -284,7 +284,9 @@ json TopKernelJson(const TopKernel& k) {
          {"why", json()},
          {"rests_on", json()},
          {"stalls", json()},
-         {"critical_path_pct", Opt(k.path_pct)}};
+         {"critical_path_pct", Opt(k.path_pct)},
+         {"worth_2x_ns", k.worth_2x ? json(k.worth_2x->saving_ns) : json()},
+         {"worth_2x_pct", k.worth_2x ? json(k.worth_2x->saving_pct) : json()}};
   if (!k.verdict) return j;
   const KernelVerdict& v = *k.verdict;
   j["bottleneck"] = v.bottleneck;
@@ -352,6 +354,19 @@ json RooflineJson(const RooflinePart& r) {
 
 }  // namespace
 
+json DrawingJson(const std::optional<PathDrawing>& d) {
+  if (!d) return json();
+  json lanes = json::array();
+  for (const auto& l : d->lanes) lanes.push_back({{"name", l.name}, {"rank", l.rank < 0 ? json() : json(l.rank)}});
+  json pieces = json::array();
+  for (const auto& p : d->pieces) {
+    pieces.push_back(
+        {{"lane", p.lane}, {"start_ns", p.start_ns}, {"end_ns", p.end_ns}, {"part", p.part}, {"what", p.what}});
+  }
+  return {{"step", d->step}, {"start_ns", d->start_ns}, {"end_ns", d->end_ns},
+          {"lanes", lanes},  {"pieces", pieces},        {"pieces_left_out", d->pieces_left_out}};
+}
+
 json CriticalPathJson(const std::optional<CriticalPathPart>& p) {
   if (!p) return json();
   json parts = json::object();
@@ -378,7 +393,10 @@ json CriticalPathJson(const std::optional<CriticalPathPart>& p) {
           {"median_step_ns", p->median_step_ns},
           {"typical_step_ns", p->typical_step_ns},
           {"parts_ns_per_step", parts},
-          {"kernels", kernels}};
+          {"kernels", kernels},
+          {"drawing", DrawingJson(p->drawing)},
+          {"held_by", p->held_by.empty() ? json() : json(p->held_by)},
+          {"held_by_ns_per_step", p->held_by.empty() ? json() : json(p->held_by_ns)}};
 }
 
 json ToJson(const RunReport& report) {

@@ -1,10 +1,14 @@
 // The report's critical path (report/critical_path_part.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "analysis/graph/whatif.h"
+#include "analysis/names/short_names.h"
+#include "analysis/timeline/ranks.h"
 #include "report/run_report_parts.h"
 
 namespace kscope::report::parts {
@@ -61,6 +65,110 @@ void PriceFindings(const g::WhatIfSession& session, const std::string& stage,
   });
 }
 
+// What the steps `steps` save were kernel `name` twice as fast: nothing for a kernel off their
+// critical path (shortening work off the longest path leaves it as long), else the replay's.
+KernelWorth TwiceAsFast(const g::WhatIfSession& session, const std::string& steps, const std::string& name,
+                        double path_ns) {
+  if (path_ns <= 0) return {};
+  const g::Edit edit{.text = "kernel:" + name + "=0.5",
+                     .target = g::EditTarget::kKernel,
+                     .pattern = name,
+                     .whole_name = true,
+                     .scope = {},
+                     .factor = 0.5};
+  auto answer = session.Answer({edit});
+  if (!answer.ok()) return {};
+  for (const g::StepAnswer& s : answer->steps) {
+    if (s.name != steps || s.replayed_ns <= 0) continue;
+    const double saving = std::max(0.0, s.replayed_ns - s.predicted_ns);
+    return {.saving_ns = saving, .saving_pct = 100 * saving / s.replayed_ns};
+  }
+  return {};
+}
+
+// A node's name on the drawing: a call's function, a kernel's short name, a copy's or set's kind.
+std::string NodeLabel(const g::DependencyGraph& graph, uint32_t node) {
+  const g::GraphEvents& e = graph.events;
+  if (graph.is_call(node)) return e.function_name[e.function_of(e.calls.name[node])];
+  const size_t op = graph.op(node);
+  const auto it = std::lower_bound(e.op_name_ids.begin(), e.op_name_ids.end(), e.ops.name[op]);
+  const std::string& name = e.op_names[static_cast<size_t>(it - e.op_name_ids.begin())];
+  return e.ops.is_kernel[op] != 0 ? analysis::ShortKernelName(name) : name;
+}
+
+// The median step's critical path on its lanes (PathDrawing).
+std::optional<PathDrawing> DrawMedianStep(const g::WhatIfSession& session) {
+  const auto path = session.MedianStepPath();
+  if (!path) return std::nullopt;
+  const g::DependencyGraph& graph = session.graph();
+  const std::vector<int64_t>& rank_pids = session.rank_pids();
+  auto rank_of = [&](int64_t global_pid) -> int64_t {
+    const auto it = std::find(rank_pids.begin(), rank_pids.end(), global_pid);
+    return it == rank_pids.end() ? -1 : static_cast<int64_t>(it - rank_pids.begin());
+  };
+  // The lanes the path runs on, by rank, then threads before streams.
+  std::vector<uint32_t> used;
+  for (const g::PathSegment& s : path->pieces) used.push_back(graph.lane[s.node]);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  auto key = [&](uint32_t l) {
+    const g::Lane& lane = graph.lanes[l];
+    return std::make_tuple(rank_of(lane.global_pid), lane.global_pid, !lane.host, lane.global_tid, lane.device,
+                           lane.stream);
+  };
+  std::sort(used.begin(), used.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  PathDrawing d{.step = static_cast<int64_t>(path->step + 1), .start_ns = path->start, .end_ns = path->end};
+  std::map<uint32_t, size_t> index;
+  for (const uint32_t l : used) {
+    const g::Lane& lane = graph.lanes[l];
+    const int64_t rank = rank_of(lane.global_pid);
+    std::string name = lane.host ? fmt::format("thread {}", lane.global_tid & 0xFFFFFF)
+                                 : fmt::format("GPU {} stream {}", lane.device, lane.stream);
+    if (rank_pids.size() > 1) name = fmt::format("rank {}: {}", rank, name);
+    index[l] = d.lanes.size();
+    d.lanes.push_back({.name = std::move(name), .rank = rank});
+  }
+  for (const g::PathSegment& s : path->pieces) {
+    const size_t lane = index[graph.lane[s.node]];
+    std::string part(g::PathPartName(s.part));
+    // Waits and the host's own work are the time before their node's start.
+    const bool before =
+        s.part == g::PathPart::kHost || s.part == g::PathPart::kStreamGap || s.part == g::PathPart::kCrossStream;
+    std::string what = (before ? "before " : "") + NodeLabel(graph, s.node);
+    if (!d.pieces.empty()) {
+      PathDrawing::Piece& last = d.pieces.back();
+      if (last.lane == lane && last.part == part && last.what == what && last.end_ns == s.start) {
+        last.end_ns = s.end;
+        continue;
+      }
+    }
+    d.pieces.push_back(
+        {.lane = lane, .start_ns = s.start, .end_ns = s.end, .part = std::move(part), .what = std::move(what)});
+  }
+  if (d.pieces.size() > PathDrawing::kMaxPieces) {
+    std::vector<PathDrawing::Piece> kept = d.pieces;
+    std::nth_element(kept.begin(), kept.begin() + PathDrawing::kMaxPieces - 1, kept.end(),
+                     [](const auto& a, const auto& b) { return a.end_ns - a.start_ns > b.end_ns - b.start_ns; });
+    const int64_t shortest = kept[PathDrawing::kMaxPieces - 1].end_ns - kept[PathDrawing::kMaxPieces - 1].start_ns;
+    // The longest kMaxPieces, in time order (of equal lengths, the earliest).
+    std::vector<PathDrawing::Piece> drawn;
+    size_t at_shortest = PathDrawing::kMaxPieces;
+    for (const auto& p : kept) {
+      if (p.end_ns - p.start_ns > shortest) --at_shortest;
+    }
+    for (auto& p : d.pieces) {
+      const int64_t len = p.end_ns - p.start_ns;
+      if (len > shortest || (len == shortest && at_shortest > 0)) {
+        if (len == shortest) --at_shortest;
+        drawn.push_back(std::move(p));
+      }
+    }
+    d.pieces_left_out = static_cast<int64_t>(d.pieces.size() - drawn.size());
+    d.pieces = std::move(drawn);
+  }
+  return d;
+}
+
 }  // namespace
 
 Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out) {
@@ -105,13 +213,22 @@ Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out)
                            .path_ns = k.path_ns});
     }
   }
+  for (size_t k = 0; k < g::kPathParts; ++k) {
+    if (static_cast<g::PathPart>(k) != g::PathPart::kKernel && s->before[k] > p.held_by_ns) {
+      p.held_by = std::string(g::PathPartName(static_cast<g::PathPart>(k)));
+      p.held_by_ns = s->before[k];
+    }
+  }
   for (TopKernel& k : out.top_kernels) {
     const auto it = by_name.find(k.name);
-    if (it != by_name.end() && it->second->gpu_ns > 0) k.path_pct = 100 * it->second->path_ns / it->second->gpu_ns;
+    if (it == by_name.end() || it->second->gpu_ns <= 0) continue;
+    k.path_pct = 100 * it->second->path_ns / it->second->gpu_ns;
+    k.worth_2x = TwiceAsFast(*session, s->name, k.name, it->second->path_ns);
   }
   auto on_path = [](const TopKernel& k) { return static_cast<double>(k.total_ns) * k.path_pct.value_or(0) / 100; };
   std::stable_sort(out.top_kernels.begin(), out.top_kernels.end(),
                    [&](const TopKernel& a, const TopKernel& b) { return on_path(a) > on_path(b); });
+  p.drawing = DrawMedianStep(*session);
   out.critical_path = std::move(p);
   return Status::Ok();
 }

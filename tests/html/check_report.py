@@ -28,7 +28,7 @@ import time
 from browser import Browser, BrowserError
 import png
 
-CHARTS = ["top-kernels", "roofline", "stages", "bottleneck-mix", "timeline"]
+CHARTS = ["top-kernels", "roofline", "stages", "bottleneck-mix", "timeline", "critical-path"]
 
 # Every element the page writes: its own HTML and what Vega's SVG renderer draws.
 ELEMENTS = {
@@ -207,7 +207,12 @@ def check(args, browser=None):
                 return ["the charts did not finish rendering in time"] + console_problems(browser.events, url)
             time.sleep(0.1)
         facts = browser.evaluate(PAGE_FACTS)
-        problems = chart_problems(browser, facts, set(args.charts.split(",")) if args.charts else set())
+        # The critical path's chart is on a page whose report has a path to draw.
+        embedded = json.loads(facts["data"]) if facts["data"] is not None else {}
+        charts = [c for c in CHARTS
+                  if c != "critical-path" or ((embedded.get("critical_path") or {}).get("drawing"))]
+        required = set(args.charts.split(",")) & set(charts) if args.charts else set()
+        problems = chart_problems(browser, facts, required, charts)
         problems += content_problems(facts, report)
         if facts["data"] is not None:
             problems += tooltip_problems(browser, facts, json.loads(facts["data"]))

@@ -80,14 +80,16 @@ TEST(DependencyGraph, TheRecordingReplaysExactlyAndAnEditMovesWhatDependsOnIt) {
   // Kernels twice as fast: nothing changes, they are off the path.
   std::vector<int64_t> duration = g.duration, gap = GapsOf(g);
   for (uint32_t op = 0; op < g.ops; ++op) duration[g.calls + op] /= 2;
-  EXPECT_EQ(Replay(g, duration, gap).time[EndOf(static_cast<uint32_t>(run.sync))], g.recorded(EndOf(run.sync)));
+  EXPECT_EQ(Replay(g, duration, gap).time[EndOf(static_cast<uint32_t>(run.sync))],
+            g.recorded(EndOf(static_cast<uint32_t>(run.sync))));
   // No host work: the sync comes 9 * 20 us + 20 us earlier.
   duration = g.duration;
   for (size_t e = 0; e < g.edges.size(); ++e) {
     if (g.edges[e].kind == EdgeKind::kHostOrder) gap[e] = 0;
   }
   const Replayed edited = Replay(g, duration, gap);
-  EXPECT_EQ(edited.time[EndOf(static_cast<uint32_t>(run.sync))], g.recorded(EndOf(run.sync)) - 200 * us);
+  EXPECT_EQ(edited.time[EndOf(static_cast<uint32_t>(run.sync))],
+            g.recorded(EndOf(static_cast<uint32_t>(run.sync))) - 200 * us);
 }
 
 // A GPU-bound stream: one thread launches long kernels quickly, then waits in a synchronize

@@ -85,7 +85,7 @@ TEST_P(GraphZoo, EdgesEqualTheExportAndTheRecordingReplaysExactlyInEveryStep) {
     if (!s.ranks.empty()) {
       for (size_t p = 0; p < g::kPathParts; ++p) {
         double total = 0;
-        for (const auto& r : s.ranks) total += r.parts[p];
+        for (const auto& rank : s.ranks) total += rank.parts[p];
         EXPECT_NEAR(total, s.before[p], 1.0) << s.name << " part " << p;
       }
     }

@@ -112,7 +112,8 @@ TEST(HtmlReport, LlamaPageEmbedsTheReportAndTheVegaModules) {
 
 TEST(HtmlReport, TinyCudaPageWithoutNcuDataSaysThereIsNoRoofline) {
   const std::string page = Page(DevsetReport({testing::NsysData("tiny_cuda.sqlite")}, ""));
-  EXPECT_EQ(Count(page, R"(data-state="pending"><div class="chart-canvas">)"), 4u);
+  // Top kernels, stages, bottleneck mix, timeline and the critical path of an iteration.
+  EXPECT_EQ(Count(page, R"(data-state="pending"><div class="chart-canvas">)"), 5u);
   EXPECT_EQ(Count(page, R"(<div class="chart" data-chart="roofline" data-state="empty">)"), 1u);
   ExpectGolden(Between(page, "<main>\n", "</main>"), "tiny_cuda_sections.html");
 }
@@ -154,7 +155,8 @@ TEST(HtmlReport, AKernelWithoutNcuDataIsNotProfiled) {
   report::WriteTopKernelsSection(report, out);
   EXPECT_NE(out.str().find("<tr><td class=\"num\">1</td><td class=\"name\">a&lt;b&gt;</td><td></td><td></td>"
                            "<td class=\"num\">3</td><td class=\"num\">12 ns</td><td class=\"num\">0 ns</td>"
-                           "<td class=\"num\">50.0%</td><td class=\"num\">n/a</td><td>not profiled</td>"
+                           "<td class=\"num\">50.0%</td><td class=\"num\">n/a</td><td class=\"num\">-</td>"
+                           "<td>not profiled</td>"
                            "<td class=\"num\">n/a</td>"
                            "<td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td>"
                            "<td class=\"num\">n/a</td><td></td></tr>"),

@@ -31,7 +31,10 @@ struct Edit {
   std::string text;  // as given
   EditTarget target = EditTarget::kKernel;
   std::string pattern;  // kernel: the text; family: the family
-  std::string scope;    // a stage's name, "rank:N", or empty
+  // kernel: the pattern is a kernel's whole name, not a part of one (the report prices each of
+  // its top kernels so); ParseEdit never sets it.
+  bool whole_name = false;
+  std::string scope;  // a stage's name, "rank:N", or empty
   double factor = 1;
 };
 

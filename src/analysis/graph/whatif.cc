@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <unordered_map>
 
 #include "analysis/graph/graph_events.h"
@@ -175,7 +176,7 @@ void ScaleHost(const DependencyGraph& g, double f, std::vector<int64_t>& duratio
   }
 }
 
-double MedianStep(const DependencyGraph& g, const StepSet& set, const Replayed& r) {
+double MedianStep(const StepSet& set, const Replayed& r) {
   std::vector<double> v;
   for (const Step& s : set.steps) v.push_back(static_cast<double>(s.end.At(r) - s.begin.At(r)));
   return Median(v);
@@ -189,7 +190,7 @@ double FitHostScale(const DependencyGraph& g, const StepSet& set, double measure
   for (int i = 0; i < 30; ++i) {
     const double mid = (lo + hi) / 2;
     ScaleHost(g, mid, duration, gap);
-    (MedianStep(g, set, Replay(g, duration, gap)) < measured ? lo : hi) = mid;
+    (MedianStep(set, Replay(g, duration, gap)) < measured ? lo : hi) = mid;
   }
   ScaleHost(g, (lo + hi) / 2, duration, gap);
   return (lo + hi) / 2;
@@ -208,6 +209,32 @@ const StepSet* PrimaryStepSet(const std::vector<StepSet>& sets) {
     if (!s.steps.empty()) return &s;
   }
   return nullptr;
+}
+
+size_t MedianStepIndex(const DependencyGraph& g, const StepSet& set) {
+  auto recorded = [&](const StepMarker& m) { return g.recorded(m.point) - m.offset; };
+  std::vector<size_t> order(set.steps.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Step &x = set.steps[a], &y = set.steps[b];
+    return recorded(x.end) - recorded(x.begin) < recorded(y.end) - recorded(y.begin);
+  });
+  return order[(order.size() - 1) / 2];
+}
+
+std::optional<StepPath> WhatIfSession::MedianStepPath() const {
+  if (primary_ == nullptr || primary_->steps.empty()) return std::nullopt;
+  const DependencyGraph& g = *g_;
+  StepPath path{.set = primary_, .step = MedianStepIndex(g, *primary_), .start = 0, .end = 0, .pieces = {}};
+  const Step& step = primary_->steps[path.step];
+  path.start = step.begin.At(*unscaled_);
+  path.end = step.end.At(*unscaled_);
+  for (PathSegment s : WalkBack(g, *unscaled_, step.end.point, path.start)) {
+    s.start = std::max(s.start, path.start);
+    s.end = std::min(s.end, path.end);
+    if (s.end > s.start) path.pieces.push_back(s);
+  }
+  return path;
 }
 
 Result<WhatIfSession> WhatIfSession::Open(store::Store& store, int64_t run_id, const WhatIfOptions& options) {

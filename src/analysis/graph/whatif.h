@@ -48,6 +48,18 @@ struct KernelOnPath {
 // one start to the next), else the run's iterations, else the first there is; null for none.
 const StepSet* PrimaryStepSet(const std::vector<StepSet>& sets);
 
+// The step of `set` whose recorded length is the median (the lower middle one of an even
+// count): its index in set.steps. `set` has steps.
+size_t MedianStepIndex(const DependencyGraph& g, const StepSet& set);
+
+// One step's critical path, to draw: the pieces of the recording's replay, cut to the step.
+struct StepPath {
+  const StepSet* set = nullptr;
+  size_t step = 0;                  // index into set->steps
+  int64_t start = 0, end = 0;       // the step, as recorded (the unedited replay's times)
+  std::vector<PathSegment> pieces;  // in time order, each inside [start, end)
+};
+
 // One rank's part of the critical path of a job's step: ns per typical step by part.
 struct RankOnPath {
   int64_t rank = 0;
@@ -100,6 +112,12 @@ class WhatIfSession {
   [[nodiscard]] Result<WhatIfAnswer> Answer(const std::vector<Edit>& edits) const;
   [[nodiscard]] const std::vector<StepSet>& sets() const { return sets_; }
   [[nodiscard]] const StepSet* primary() const { return primary_; }
+  [[nodiscard]] const DependencyGraph& graph() const { return *g_; }
+  // Each rank's process (nsys's global id), by rank; empty for a run of one process.
+  [[nodiscard]] const std::vector<int64_t>& rank_pids() const { return rank_pid_; }
+  // The critical path of the primary set's median step (MedianStepIndex) on the recording's
+  // replay; none without steps.
+  [[nodiscard]] std::optional<StepPath> MedianStepPath() const;
 
  private:
   int64_t run_id_ = 0;

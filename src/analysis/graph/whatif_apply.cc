@@ -104,7 +104,9 @@ Result<EditMatch> ApplyEdit(const DependencyGraph& g, const std::vector<StepSet>
       std::vector<uint8_t> named(g.events.op_names.size(), 0);
       const std::string pattern = Lower(e.pattern);
       for (size_t n = 0; n < named.size(); ++n) {
-        if (e.target == EditTarget::kKernel) {
+        if (e.target == EditTarget::kKernel && e.whole_name) {
+          named[n] = g.events.op_names[n] == e.pattern;
+        } else if (e.target == EditTarget::kKernel) {
           named[n] = Lower(g.events.op_names[n]).find(pattern) != std::string::npos ||
                      Lower(ShortKernelName(g.events.op_names[n])).find(pattern) != std::string::npos;
         }
