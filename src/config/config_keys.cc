@@ -310,7 +310,8 @@ const std::vector<Key>& Keys() {
        {},
        +[](Config& c) -> Ref { return &c.timeline.pageable_pct; }},
       {"timeline.sync_pct",
-       "synchronization finding: synchronizing calls above this share of the time",
+       "synchronization finding: synchronizing calls, and idle gaps that start during one, above this share of the "
+       "time",
        {},
        +[](Config& c) -> Ref { return &c.timeline.sync_pct; }},
       {"stages.warmup",

@@ -135,6 +135,9 @@ void FindGaps(const TimelineEvents& e, const IntervalSet& busy, const TimelineTh
   std::erase_if(gaps, [&](const TimeWindow& g) { return g.end - g.start < min_ns; });
   d.long_gaps = static_cast<int64_t>(gaps.size());
   d.long_gap_ns = TotalNs(gaps);
+  for (const TimeWindow& g : gaps) {
+    if (OverlapNs(e.sync_busy, {g.start - 1, g.start + 1}) > 0) d.idle_after_sync_ns += g.end - g.start;
+  }
   const size_t keep = std::min(t.largest_gaps, gaps.size());
   std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep), gaps.end(),
                     [](const TimeWindow& x, const TimeWindow& y) {

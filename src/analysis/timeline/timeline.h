@@ -20,7 +20,12 @@
 //   share, which CUDA graphs or torch.compile recover in large part (roughly: not all of it
 //   need be launch overhead).
 // - Synchronization: time some thread spends in a call that blocks until the GPU has
-//   finished (SynchronizesHost: the ...Synchronize functions and copies without 'Async').
+//   finished (SynchronizesHost: the ...Synchronize functions and copies without 'Async'),
+//   found where the GPU then runs dry: idle gaps of min_gap_us or more that start while such a
+//   call is under way (the GPU finished what was queued and the host, back from the call,
+//   has queued nothing yet) take more than sync_pct of the time too. A host that waits while
+//   the GPU works through a full queue (a loop far ahead of the GPU, a final synchronize after
+//   a replayed graph) costs nothing and is not a finding.
 // - Pageable: a copy whose host side is pageable memory (CUPTI memory kind 0).
 // Every finding's size is a share of the wall time, so findings sort by it.
 #pragma once
@@ -116,6 +121,7 @@ struct TimelineDiagnosis {
   double mean_launch_interval_us = 0;
   int64_t long_gaps = 0, long_gap_ns = 0;      // idle gaps of min_gap_us or more
   int64_t sync_ns = 0;                         // union of synchronizing calls, clipped
+  int64_t idle_after_sync_ns = 0;              // long gaps that start during a synchronizing call
   std::vector<HostActivity> synchronizations;  // by function, largest first
   std::vector<BusyBin> bins;
   std::vector<Gap> largest_gaps;  // gaps of min_gap_us or more, longest first

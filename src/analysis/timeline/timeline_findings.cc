@@ -170,13 +170,17 @@ std::optional<Finding> PageableMemory(const TimelineDiagnosis& d, const Timeline
 
 std::optional<Finding> Synchronization(const TimelineDiagnosis& d, const TimelineThresholds& t) {
   const double share = Pct(d.sync_ns, d.wall_ns);
-  if (share <= t.sync_pct || d.synchronizations.empty()) return std::nullopt;
+  const double dry = Pct(d.idle_after_sync_ns, d.wall_ns);
+  if (share <= t.sync_pct || dry <= t.sync_pct || d.synchronizations.empty()) return std::nullopt;
   Finding f;
   f.kind = "synchronization";
   f.size = share;
   f.title = fmt::format("The host waits in synchronizing calls {:.1f}% of the time", share);
-  f.detail = fmt::format("{}. While the host waits it queues no new work, so the GPU runs dry after each one.",
-                         Activities(d.synchronizations, d.synchronizations.size()));
+  f.detail = fmt::format(
+      "{}. While the host waits it queues no new work, so the GPU runs dry after each one: {} ({:.1f}% of the time) "
+      "of idle gaps of {} or more start while one is under way.",
+      Activities(d.synchronizations, d.synchronizations.size()), Duration(d.idle_after_sync_ns), dry,
+      Duration(t.min_gap_us * 1000));
   f.fix =
       "Synchronize only where the host needs a result: no .item(), .cpu(), .tolist() or torch.cuda.synchronize() "
       "inside the loop; use asynchronous copies and events instead of blocking calls.";
