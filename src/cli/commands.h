@@ -28,6 +28,12 @@ struct ManifestArgs {
 void AddManifestOptions(CLI::App* cmd, ManifestArgs& args);
 Result<store::Manifest> ToManifest(const ManifestArgs& args);
 
+// A run on the command line: its id (kscope runs), or `last`, the newest run in the store.
+inline constexpr int64_t kLastRun = -1;
+CLI::Option* AddRunOption(CLI::App* cmd, const std::string& name, int64_t& run, const std::string& help);
+// The run `run` names: itself, or for kLastRun the store's newest; an error where it has none.
+Result<int64_t> ResolveRun(store::Store& store, int64_t run);
+
 // Each Register* adds a subcommand whose callback sets the process exit code.
 void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void RegisterStats(CLI::App& app, const GlobalOptions& global, int& exit_code);

@@ -44,15 +44,17 @@ int ExportPerfetto(const GlobalOptions& global, const ExportArgs& args) {
   if (!cfg.ok()) return Fail(cfg.error());
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
+  auto run = ResolveRun(*store, args.perfetto);
+  if (!run.ok()) return Fail(run.error());
   const auto began = std::chrono::steady_clock::now();
-  auto done = report::WritePerfettoTrace(*store, args.perfetto, args.out, *cfg);
+  auto done = report::WritePerfettoTrace(*store, *run, args.out, *cfg);
   if (!done.ok()) return Fail(done.error());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   std::cout << fmt::format(
       "wrote {}: run {} as a Chrome JSON trace, {} events ({:.1f} MB) in {:.1f} s: {} CUDA calls, {} NVTX ranges, {} "
       "kernels, {} copies and sets, {} launch arrows\n",
-      args.out, args.perfetto, done->events, static_cast<double>(done->bytes) / 1e6, seconds, done->calls,
-      done->nvtx_ranges, done->kernels, done->memops, done->launch_flows);
+      args.out, *run, done->events, static_cast<double>(done->bytes) / 1e6, seconds, done->calls, done->nvtx_ranges,
+      done->kernels, done->memops, done->launch_flows);
   if (done->critical_path) {
     const report::DrawnPath& p = *done->critical_path;
     std::cout << fmt::format("critical path: {} #{} of {} (the median), {:.3f} ms, {} pieces\n", p.step_set, p.step,
@@ -108,9 +110,10 @@ void RegisterExport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       "Write runs as self-contained folders (their stored rows and source files) that kscope import brings back, "
       "or one run as a trace for ui.perfetto.dev and chrome://tracing (--perfetto)");
   cmd->add_option("runs", args->runs, "run ids");
-  CLI::Option* perfetto = cmd->add_option(
-      "--perfetto", args->perfetto,
-      "write this run as a Chrome JSON trace (threads, streams, launch arrows, stages, the critical path) to -o FILE");
+  CLI::Option* perfetto = AddRunOption(
+      cmd, "--perfetto", args->perfetto,
+      "write this run as a Chrome JSON trace (threads, streams, launch arrows, stages, the critical path) to -o FILE: "
+      "its id");
   cmd->add_option("--out,-o", args->out, "folder to write DIR/<run id>/ into; with --perfetto, the trace's file");
   cmd->add_flag("--rows-only", args->rows_only, "leave the source files out (the rows alone give every view)");
   cmd->callback([args, perfetto, &global, &exit_code] {

@@ -44,11 +44,14 @@ void WriteTables(const std::vector<report::Table>& tables, report::Format format
   }
 }
 
-int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
+int Run(KernelsArgs a, const GlobalOptions& global, bool one) {
   auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
+  auto run = ResolveRun(*store, a.run);
+  if (!run.ok()) return Fail(run.error());
+  a.run = *run;
   if (!one) {
     // The terminal shows short names; --full-names, CSV and JSON add each kernel's full name.
     const auto names =
@@ -70,7 +73,7 @@ int Run(const KernelsArgs& a, const GlobalOptions& global, bool one) {
 void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto list = std::make_shared<KernelsArgs>();
   CLI::App* cmd = app.add_subcommand("kernels", "Profiled kernels of a run by GPU time, with class and roofline");
-  cmd->add_option("run", list->run, "run id (kscope runs)")->required();
+  AddRunOption(cmd, "run", list->run, "run id")->required();
   cmd->add_option("--format,-f", list->format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_flag("--all", list->all, "every kernel of the run from nsys, with ncu's figures where profiled");
   cmd->add_flag("--full-names", list->full_names,
@@ -80,7 +83,7 @@ void RegisterKernels(CLI::App& app, const GlobalOptions& global, int& exit_code)
 
   auto detail = std::make_shared<KernelsArgs>();
   CLI::App* one = app.add_subcommand("kernel", "One profiled kernel: evidence, roofline, sections, advice");
-  one->add_option("run", detail->run, "run id (kscope runs)")->required();
+  AddRunOption(one, "run", detail->run, "run id")->required();
   one->add_option("kernel", detail->which,
                   "the kernel's ID or short name in `kscope kernels`, or part of its full name")
       ->required();

@@ -52,6 +52,16 @@ int RunUnprofiled(const std::vector<std::string>& workload, int64_t from, int64_
 }
 
 int Run(const ProfileArgs& a, const GlobalOptions& global) {
+  // `kscope profile python3 app.py`: the workload's words taken for overrides, the `--` missing.
+  if (global.command.empty()) {
+    for (size_t i = 0; i < a.overrides.size(); ++i) {
+      if (a.overrides[i].find('=') != std::string::npos) continue;
+      std::string command = "kscope profile";
+      for (size_t j = 0; j < a.overrides.size(); ++j) command += (j == i ? " -- " : " ") + a.overrides[j];
+      return Fail(Error{"", fmt::format("'{}' is not KEY=VALUE: the workload must follow `--`", a.overrides[i]),
+                        "write: " + command});
+    }
+  }
   std::vector<std::string> overrides = global.overrides;
   overrides.insert(overrides.end(), a.overrides.begin(), a.overrides.end());
   auto cfg = config::LoadConfig(global.config, overrides);

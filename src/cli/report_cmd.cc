@@ -49,11 +49,14 @@ Result<fs::path> OutDir(store::Store& store, const ReportArgs& a) {
   return dir;
 }
 
-int Run(const ReportArgs& a, const GlobalOptions& global) {
+int Run(ReportArgs a, const GlobalOptions& global) {
   auto cfg = config::LoadConfig(global.config, global.overrides);
   if (!cfg.ok()) return Fail(cfg.error());
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
+  auto run = ResolveRun(*store, a.run);
+  if (!run.ok()) return Fail(run.error());
+  a.run = *run;
   auto report = report::BuildRunReport(*store, a.run, *cfg, a.rank);
   if (!report.ok()) return Fail(report.error());
   const auto dir = OutDir(*store, a);
@@ -77,7 +80,7 @@ int Run(const ReportArgs& a, const GlobalOptions& global) {
 void RegisterReport(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand("report", "Report a run: terminal summary, report.md, report.json, report.html");
-  cmd->add_option("run", args->run, "run id (kscope runs)")->required();
+  AddRunOption(cmd, "run", args->run, "run id")->required();
   cmd->add_option("--rank", args->rank, "one rank of a multi-GPU job: every figure from its process alone");
   cmd->add_option("--out", args->out, "folder for the files (default: the run's directory, else ./kscope-report-RUN)");
   cmd->add_flag("--quiet", args->quiet, "write the files only, no summary on the terminal");

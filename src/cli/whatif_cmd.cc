@@ -33,12 +33,14 @@ int Run(const WhatIfArgs& a, const GlobalOptions& global) {
   }
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
+  auto run = ResolveRun(*store, a.run);
+  if (!run.ok()) return Fail(run.error());
   analysis::graph::WhatIfOptions options;
   options.warmup = cfg->stages.warmup;
   options.top_kernels = a.top;
   options.steps = a.steps;
   if (a.step_ms) options.measured_step_ns = *a.step_ms * 1e6;
-  auto answer = analysis::graph::AnswerWhatIf(*store, a.run, edits, options);
+  auto answer = analysis::graph::AnswerWhatIf(*store, *run, edits, options);
   if (!answer.ok()) return Fail(answer.error());
   if (a.format == "json") {
     std::cout << report::WhatIfJson(*answer).dump(2) << "\n";
@@ -63,7 +65,7 @@ void RegisterWhatIf(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       "whatif",
       "Replay a run's steps over its dependency graph, as recorded and with edits: the critical path and "
       "what a change saves");
-  cmd->add_option("run", args->run, "run id (kscope runs)")->required();
+  AddRunOption(cmd, "run", args->run, "run id")->required();
   cmd->add_option("edits", args->edits,
                   "changes to replay: WHAT[@SCOPE]=FACTOR, WHAT one of kernel:TEXT, family:NAME, copies, comm, host, "
                   "launch, sync; or graph@STAGE (docs/whatif.md)");

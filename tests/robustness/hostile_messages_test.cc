@@ -98,6 +98,17 @@ TEST_F(HostileMessages, MergeOfAFolderSaysWhatAFolderIs) {
                      Path("runs") + "\n");
 }
 
+// `kscope profile python3 app.py --steps 3`: the workload without `--` before it is told so,
+// with the command to write, and nothing runs.
+TEST_F(HostileMessages, AWorkloadWithoutTheDashesIsToldWhereTheyGo) {
+  std::string out;
+  EXPECT_EQ(Kscope({"--db", Path("k.db"), "profile", "ncu.mode=deep", "python3", "app.py"}, out), 1);
+  EXPECT_EQ(out,
+            "kscope: error: 'python3' is not KEY=VALUE: the workload must follow `--`; write: kscope profile "
+            "ncu.mode=deep -- python3 app.py\n");
+  EXPECT_FALSE(fs::exists(Path("k.db")));
+}
+
 // A run directory's manifest cut short, or holding NaN (which JSON has not), is told so.
 TEST_F(HostileMessages, ACutOrNanManifestIsToldSo) {
   const fs::path run = Path("7");
