@@ -11,6 +11,7 @@
 #include "report/report_files.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "util/own_dir.h"
 
 namespace kscope::cli {
@@ -24,6 +25,7 @@ struct ReportArgs {
   std::optional<int64_t> rank;
   std::string out;
   bool quiet = false;
+  std::string format;  // json: report.json's text on stdout, no files
 };
 
 // Where the files go: --out (as the user names it), else the run's own directory (kscope
@@ -57,8 +59,16 @@ int Run(ReportArgs a, const GlobalOptions& global) {
   auto run = ResolveRun(*store, a.run);
   if (!run.ok()) return Fail(run.error());
   a.run = *run;
+  if (a.format == "json" && !a.out.empty()) {
+    return Fail(Error{"", "--format json prints report.json and writes no files, and --out names a folder for them",
+                      "leave one out"});
+  }
   auto report = report::BuildRunReport(*store, a.run, *cfg, a.rank);
   if (!report.ok()) return Fail(report.error());
+  if (a.format == "json") {
+    std::cout << report::ReportJsonText(*report);
+    return 0;
+  }
   const auto dir = OutDir(*store, a);
   if (!dir.ok()) return Fail(dir.error());
   const std::vector<report::ReportFile> files = report::WriteReportFiles(*report, *dir);
@@ -82,8 +92,11 @@ void RegisterReport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
   CLI::App* cmd = app.add_subcommand("report", "Report a run: terminal summary, report.md, report.json, report.html");
   AddRunOption(cmd, "run", args->run, "run id")->required();
   cmd->add_option("--rank", args->rank, "one rank of a multi-GPU job: every figure from its process alone");
-  cmd->add_option("--out", args->out, "folder for the files (default: the run's directory, else ./kscope-report-RUN)");
+  cmd->add_option("--out,-o", args->out,
+                  "folder for the files (default: the run's directory, else ./kscope-report-RUN)");
   cmd->add_flag("--quiet", args->quiet, "write the files only, no summary on the terminal");
+  cmd->add_option("--format,-f", args->format, "json: print report.json on stdout and write no files")
+      ->check(CLI::IsMember({"json"}));
   cmd->callback([args, &global, &exit_code] { exit_code = Run(*args, global); });
 }
 

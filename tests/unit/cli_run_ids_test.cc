@@ -1,6 +1,6 @@
 // A run on the command line by its id or as `last` (or -1): the store's newest run, for
-// report, whatif, kernels and export --perfetto; a store without runs, and a run id it does not
-// hold, each told in one line.
+// report (and its report.json on stdout), whatif, kernels and export --perfetto; a store without runs, and a run id it
+// does not hold, each told in one line.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -49,6 +49,12 @@ TEST_F(CliRunIds, LastIsTheNewestRunForEveryVerbThatTakesOne) {
   // report: the files of run 2.
   ASSERT_EQ(Kscope({"report", "last", "--quiet", "--out", (dir_ / "r").string()}), 0) << Out();
   EXPECT_NE(testing::ReadFile((dir_ / "r" / "report.json").string()).find("\"id\": 2"), std::string::npos);
+  // report --format json: that report.json on stdout, byte for byte, and no files.
+  ASSERT_EQ(testing::RunKscopeSplit({"--db", db_, "report", "last", "-f", "json"}, (dir_ / "json.out").string(),
+                                    (dir_ / "json.err").string()),
+            0);
+  EXPECT_EQ(testing::ReadFile((dir_ / "json.out").string()), testing::ReadFile((dir_ / "r" / "report.json").string()));
+  EXPECT_EQ(testing::ReadFile((dir_ / "json.err").string()), "");
   // export --perfetto.
   ASSERT_EQ(Kscope({"export", "--perfetto", "last", "-o", (dir_ / "t.json").string()}), 0) << Out();
   EXPECT_NE(Out().find(": run 2 as a Chrome JSON trace"), std::string::npos) << Out();
