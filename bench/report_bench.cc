@@ -19,6 +19,7 @@
 #include "report/nsys_stats.h"
 #include "report/report_text.h"
 #include "report/run_report.h"
+#include "report/run_report_json.h"
 #include "store/event_reader.h"
 #include "store/event_streams.h"
 #include "store/store.h"
@@ -123,7 +124,7 @@ void BM_RunReport(benchmark::State& state) {
     auto r = report::BuildRunReport(*run.store, run.run_id, cfg);
     if (!r.ok()) return state.SkipWithError(r.error().Line().c_str());
     std::ostringstream out;
-    out << r->dump(1);
+    out << report::ReportJsonText(*r);
     report::WriteReportMarkdown(*r, out);
     if (auto st = report::WriteHtmlReport(*r, out); !st.ok()) return state.SkipWithError(st.error().Line().c_str());
     bytes = out.str().size();
