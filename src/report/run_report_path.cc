@@ -65,10 +65,10 @@ void PriceFindings(const g::WhatIfSession& session, const std::string& stage,
   });
 }
 
-// What the steps `steps` save were kernel `name` twice as fast: nothing for a kernel off their
-// critical path (shortening work off the longest path leaves it as long), else the replay's.
-KernelWorth TwiceAsFast(const g::WhatIfSession& session, const std::string& steps, const std::string& name,
-                        double path_ns) {
+// What the main steps (the session's primary set) save were kernel `name` twice as fast:
+// nothing for a kernel off their critical path (shortening work off the longest path leaves it
+// as long), else one replay's.
+KernelWorth TwiceAsFast(const g::WhatIfSession& session, const std::string& name, double path_ns) {
   if (path_ns <= 0) return {};
   const g::Edit edit{.text = "kernel:" + name + "=0.5",
                      .target = g::EditTarget::kKernel,
@@ -76,14 +76,10 @@ KernelWorth TwiceAsFast(const g::WhatIfSession& session, const std::string& step
                      .whole_name = true,
                      .scope = {},
                      .factor = 0.5};
-  auto answer = session.Answer({edit});
-  if (!answer.ok()) return {};
-  for (const g::StepAnswer& s : answer->steps) {
-    if (s.name != steps || s.replayed_ns <= 0) continue;
-    const double saving = std::max(0.0, s.replayed_ns - s.predicted_ns);
-    return {.saving_ns = saving, .saving_pct = 100 * saving / s.replayed_ns};
-  }
-  return {};
+  const auto medians = session.PrimaryMedians({edit});
+  if (!medians.ok() || medians->first <= 0) return {};
+  const double saving = std::max(0.0, medians->first - medians->second);
+  return {.saving_ns = saving, .saving_pct = 100 * saving / medians->first};
 }
 
 // A node's name on the drawing: a call's function, a kernel's short name, a copy's or set's kind.
@@ -223,7 +219,7 @@ Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out)
     const auto it = by_name.find(k.name);
     if (it == by_name.end() || it->second->gpu_ns <= 0) continue;
     k.path_pct = 100 * it->second->path_ns / it->second->gpu_ns;
-    k.worth_2x = TwiceAsFast(*session, s->name, k.name, it->second->path_ns);
+    k.worth_2x = TwiceAsFast(*session, k.name, it->second->path_ns);
   }
   auto on_path = [](const TopKernel& k) { return static_cast<double>(k.total_ns) * k.path_pct.value_or(0) / 100; };
   std::stable_sort(out.top_kernels.begin(), out.top_kernels.end(),

@@ -222,6 +222,16 @@ size_t MedianStepIndex(const DependencyGraph& g, const StepSet& set) {
   return order[(order.size() - 1) / 2];
 }
 
+Result<std::pair<double, double>> WhatIfSession::PrimaryMedians(const std::vector<Edit>& edits) const {
+  if (primary_ == nullptr) return Error{"", "the run has no steps to answer for", "kscope whatif RUN says why"};
+  std::vector<int64_t> duration = duration_, gap = gap_;
+  for (const Edit& e : edits) {
+    auto m = ApplyEdit(*g_, sets_, e, rank_pid_, duration, gap);
+    if (!m.ok()) return m.error();
+  }
+  return std::pair(MedianStep(*primary_, *baseline_), MedianStep(*primary_, Replay(*g_, duration, gap)));
+}
+
 std::optional<StepPath> WhatIfSession::MedianStepPath() const {
   if (primary_ == nullptr || primary_->steps.empty()) return std::nullopt;
   const DependencyGraph& g = *g_;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/graph/critical_path.h"
@@ -115,6 +116,9 @@ class WhatIfSession {
   [[nodiscard]] const DependencyGraph& graph() const { return *g_; }
   // Each rank's process (nsys's global id), by rank; empty for a run of one process.
   [[nodiscard]] const std::vector<int64_t>& rank_pids() const { return rank_pid_; }
+  // The primary set's median step as the baseline replays it and with `edits` (ns): Answer's
+  // replayed_ns and predicted_ns for that set, without the critical paths (one replay).
+  [[nodiscard]] Result<std::pair<double, double>> PrimaryMedians(const std::vector<Edit>& edits) const;
   // The critical path of the primary set's median step (MedianStepIndex) on the recording's
   // replay; none without steps.
   [[nodiscard]] std::optional<StepPath> MedianStepPath() const;
