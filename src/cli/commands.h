@@ -31,6 +31,8 @@ Result<store::Manifest> ToManifest(const ManifestArgs& args);
 // A run on the command line: its id (kscope runs), or `last`, the newest run in the store.
 inline constexpr int64_t kLastRun = -1;
 CLI::Option* AddRunOption(CLI::App* cmd, const std::string& name, int64_t& run, const std::string& help);
+// The transform of every option that takes run ids: `last` becomes kLastRun.
+std::string LastAsRunId(std::string text);
 // The run `run` names: itself, or for kLastRun the store's newest; an error where it has none.
 Result<int64_t> ResolveRun(store::Store& store, int64_t run);
 

@@ -107,7 +107,11 @@ int Run(const DiffArgs& args, const GlobalOptions& global) {
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
   if (args.run_a) {
-    auto diff = analysis::atlas::DiffRuns(*store, *args.run_a, *args.run_b, *cfg, args.rank);
+    auto a_run = ResolveRun(*store, *args.run_a);
+    if (!a_run.ok()) return Fail(a_run.error());
+    auto b_run = ResolveRun(*store, *args.run_b);
+    if (!b_run.ok()) return Fail(b_run.error());
+    auto diff = analysis::atlas::DiffRuns(*store, *a_run, *b_run, *cfg, args.rank);
     if (!diff.ok()) return Fail(diff.error());
     return Print(*diff, report::DiffWarnings(*diff), report::DiffJson, report::DiffTables, args, thresholds);
   }
@@ -139,8 +143,8 @@ void RegisterDiff(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto a = std::make_shared<DiffArgs>();
   CLI::App* cmd = app.add_subcommand(
       "diff", "What changed between two runs, or two selections of runs: families, kernels, stages, MFU and classes");
-  cmd->add_option("a", a->run_a, "the run to compare against (kscope runs)");
-  cmd->add_option("b", a->run_b, "the run compared");
+  cmd->add_option("a", a->run_a, "the run to compare against (kscope runs), or last")->transform(LastAsRunId);
+  cmd->add_option("b", a->run_b, "the run compared, or last")->transform(LastAsRunId);
   AddSideOptions(cmd, a->a, "a");
   AddSideOptions(cmd, a->b, "b");
   cmd->add_option("--fail-if", a->fail_if,

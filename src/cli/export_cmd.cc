@@ -73,7 +73,13 @@ int Export(const GlobalOptions& global, const ExportArgs& args) {
   if (args.out.empty()) return Fail({"kscope export", "no folder to export into", "pass --out DIR"});
   auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
   if (!store.ok()) return Fail(store.error());
-  import::ExportOptions options{args.runs, args.out, !args.rows_only};
+  std::vector<int64_t> runs;
+  for (const int64_t r : args.runs) {
+    auto run = ResolveRun(*store, r);
+    if (!run.ok()) return Fail(run.error());
+    runs.push_back(*run);
+  }
+  import::ExportOptions options{runs, args.out, !args.rows_only};
   auto done = import::ExportRuns(*store, options);
   if (!done.ok()) return Fail(done.error());
   for (const auto& r : *done) {
@@ -109,7 +115,7 @@ void RegisterExport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
       "export",
       "Write runs as self-contained folders (their stored rows and source files) that kscope import brings back, "
       "or one run as a trace for ui.perfetto.dev and chrome://tracing (--perfetto)");
-  cmd->add_option("runs", args->runs, "run ids");
+  cmd->add_option("runs", args->runs, "run ids (kscope runs), or last")->transform(LastAsRunId);
   CLI::Option* perfetto = AddRunOption(
       cmd, "--perfetto", args->perfetto,
       "write this run as a Chrome JSON trace (threads, streams, launch arrows, stages, the critical path) to -o FILE: "

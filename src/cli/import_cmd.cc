@@ -109,7 +109,14 @@ int ImportDirs(store::Store& store, const std::vector<std::string>& args, const 
 }
 
 // The import itself (files, run directories, or --rederive); the exit code.
-int ImportInto(const ImportArgs& a, const store::Manifest& manifest, const std::string& db_path) {
+int ImportInto(ImportArgs a, const store::Manifest& manifest, const std::string& db_path) {
+  if (a.into_run == kLastRun) {  // the newest run of a store that is there already
+    auto existing = import::OpenStore(db_path, sql::OpenMode::kReadOnly);
+    if (!existing.ok()) return Fail(existing.error());
+    auto run = ResolveRun(*existing, a.into_run);
+    if (!run.ok()) return Fail(run.error());
+    a.into_run = *run;
+  }
   auto store = import::OpenStore(db_path, sql::OpenMode::kCreate);
   if (!store.ok()) return Fail(store.error());
   if (a.rederive) return RederiveGaps(*store, a.into_run);
@@ -198,7 +205,9 @@ void RegisterImport(CLI::App& app, const GlobalOptions& global, int& exit_code) 
                   "nsys SQLite exports (nsys export --type sqlite), ncu reports (.ncu-rep, read natively) or their CSV "
                   "pages (ncu --import R --page raw|details --csv); or run directories that kscope profile wrote (or "
                   "folders of them, e.g. profile.runs_dir), each a run of its own");
-  cmd->add_option("--run", args->into_run, "add the files to this existing run (e.g. ncu results to its nsys run)");
+  cmd->add_option("--run", args->into_run,
+                  "add the files to this existing run (e.g. ncu results to its nsys run; last: the newest)")
+      ->transform(LastAsRunId);
   AddManifestOptions(cmd, args->manifest);
   cmd->add_flag("--run-per-file", args->run_per_file, "make one run per file instead of one for all");
   cmd->add_flag("--force", args->force,

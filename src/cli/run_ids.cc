@@ -5,10 +5,10 @@
 
 namespace kscope::cli {
 
+std::string LastAsRunId(std::string text) { return text == "last" ? std::to_string(kLastRun) : text; }
+
 CLI::Option* AddRunOption(CLI::App* cmd, const std::string& name, int64_t& run, const std::string& help) {
-  return cmd->add_option(name, run, help + " (kscope runs), or last")->transform([](std::string text) {
-    return text == "last" ? std::to_string(kLastRun) : text;
-  });
+  return cmd->add_option(name, run, help + " (kscope runs), or last")->transform(LastAsRunId);
 }
 
 Result<int64_t> ResolveRun(store::Store& store, int64_t run) {

@@ -75,10 +75,15 @@ struct Source {
 };
 
 Status OpenSource(const StatsArgs& a, const GlobalOptions& global, Source& src) {
-  std::optional<int64_t> run_id = std::filesystem::exists(a.target) ? std::nullopt : AsRunId(a.target);
+  std::optional<int64_t> run_id = std::filesystem::exists(a.target) ? std::nullopt
+                                  : a.target == "last"              ? std::optional<int64_t>(kLastRun)
+                                                                    : AsRunId(a.target);
   if (run_id) {
     auto store = import::OpenStore(global.DbPath(), sql::OpenMode::kReadOnly);
     if (!store.ok()) return store.error();
+    auto resolved = ResolveRun(*store, *run_id);
+    if (!resolved.ok()) return resolved.error();
+    run_id = *resolved;
     src.store = std::move(*store);
     src.run_id = *run_id;
     auto present = report::DataInRun(*src.store, *run_id);
@@ -191,7 +196,8 @@ int RunStats(const StatsArgs& a, const GlobalOptions& global) {
 void RegisterStats(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto args = std::make_shared<StatsArgs>();
   CLI::App* cmd = app.add_subcommand("stats", "nsys's stats reports, computed from a run or an export");
-  cmd->add_option("target", args->target, "a run id from the database, or an nsys SQLite export")->required();
+  cmd->add_option("target", args->target, "a run id from the database (or last, the newest), or an nsys SQLite export")
+      ->required();
   std::string names;
   for (const auto& r : report::NsysReports()) {
     names += (names.empty() ? "" : ", ") + std::string(r.name);

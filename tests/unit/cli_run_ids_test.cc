@@ -1,6 +1,7 @@
 // A run on the command line by its id or as `last` (or -1): the store's newest run, for
-// report (and its report.json on stdout), whatif, kernels and export --perfetto; a store without runs, and a run id it
-// does not hold, each told in one line.
+// report (and its report.json on stdout), whatif, kernels, import --run, stats, diff, export
+// and export --perfetto; a store without runs, and a run id it does not hold, each told in
+// one line.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -61,6 +62,22 @@ TEST_F(CliRunIds, LastIsTheNewestRunForEveryVerbThatTakesOne) {
   // kernels: the run is resolved first, then its lack of ncu data told as run 2's.
   EXPECT_EQ(Kscope({"kernels", "last"}), 1);
   EXPECT_NE(Out().find("run 2: has no ncu results"), std::string::npos) << Out();
+  // import --run last: ncu results into run 2, which kernels then lists.
+  const std::string ncu = std::string(KSCOPE_TEST_DATA_DIR) + "/ncu/tiny_cuda_basic_raw.csv";
+  ASSERT_EQ(Kscope({"import", "--run", "last", ncu}), 0) << Out();
+  ASSERT_EQ(Kscope({"kernels", "2", "--format", "csv"}, "two.log"), 0) << Out("two.log");
+  ASSERT_EQ(Kscope({"kernels", "last", "--format", "csv"}), 0) << Out();
+  EXPECT_EQ(Out(), Out("two.log"));
+  EXPECT_EQ(Kscope({"kernels", "1"}), 1) << "run 1 has no ncu results";
+  // stats, diff and export.
+  ASSERT_EQ(Kscope({"stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "2"}, "two.log"), 0);
+  ASSERT_EQ(Kscope({"stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "last"}), 0) << Out();
+  EXPECT_EQ(Out(), Out("two.log"));
+  ASSERT_EQ(Kscope({"diff", "1", "2", "--format", "json"}, "two.log"), 0) << Out("two.log");
+  ASSERT_EQ(Kscope({"diff", "1", "last", "--format", "json"}), 0) << Out();
+  EXPECT_EQ(Out(), Out("two.log"));
+  ASSERT_EQ(Kscope({"export", "last", "--out", (dir_ / "x").string()}), 0) << Out();
+  EXPECT_TRUE(fs::is_directory(dir_ / "x" / "2")) << Out();
 }
 
 TEST_F(CliRunIds, NoRunsAndAnUnknownRunAreToldInOneLine) {
