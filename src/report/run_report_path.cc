@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -16,18 +17,6 @@ namespace kscope::report::parts {
 namespace g = analysis::graph;
 
 namespace {
-
-// The step set a user means by "a step": the outermost repeating stage (its steps run from one
-// start to the next), else the iterations, else the first there is.
-const g::StepAnswer* Primary(const std::vector<g::StepAnswer>& steps) {
-  for (const auto& s : steps) {
-    if (s.source == g::StepSource::kStage && s.how.find("next start") != std::string::npos) return &s;
-  }
-  for (const auto& s : steps) {
-    if (s.source == g::StepSource::kIterations) return &s;
-  }
-  return steps.empty() ? nullptr : &steps.front();
-}
 
 // The edit a finding's fix implies, scoped to `stage` (empty: the whole run), and whether it
 // removes the whole cost the finding names (so its saving bounds what the fix recovers).
@@ -142,23 +131,15 @@ std::optional<PathDrawing> DrawMedianStep(const g::WhatIfSession& session) {
         {.lane = lane, .start_ns = s.start, .end_ns = s.end, .part = std::move(part), .what = std::move(what)});
   }
   if (d.pieces.size() > PathDrawing::kMaxPieces) {
-    std::vector<PathDrawing::Piece> kept = d.pieces;
-    std::nth_element(kept.begin(), kept.begin() + PathDrawing::kMaxPieces - 1, kept.end(),
-                     [](const auto& a, const auto& b) { return a.end_ns - a.start_ns > b.end_ns - b.start_ns; });
-    const int64_t shortest = kept[PathDrawing::kMaxPieces - 1].end_ns - kept[PathDrawing::kMaxPieces - 1].start_ns;
-    // The longest kMaxPieces, in time order (of equal lengths, the earliest).
+    // The longest kMaxPieces (of equal lengths, the earliest), kept in time order.
+    std::vector<size_t> order(d.pieces.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    auto length = [&](size_t i) { return d.pieces[i].end_ns - d.pieces[i].start_ns; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return length(x) > length(y); });
+    order.resize(PathDrawing::kMaxPieces);
+    std::sort(order.begin(), order.end());
     std::vector<PathDrawing::Piece> drawn;
-    size_t at_shortest = PathDrawing::kMaxPieces;
-    for (const auto& p : kept) {
-      if (p.end_ns - p.start_ns > shortest) --at_shortest;
-    }
-    for (auto& p : d.pieces) {
-      const int64_t len = p.end_ns - p.start_ns;
-      if (len > shortest || (len == shortest && at_shortest > 0)) {
-        if (len == shortest) --at_shortest;
-        drawn.push_back(std::move(p));
-      }
-    }
+    for (const size_t i : order) drawn.push_back(std::move(d.pieces[i]));
     d.pieces_left_out = static_cast<int64_t>(d.pieces.size() - drawn.size());
     d.pieces = std::move(drawn);
   }
@@ -179,7 +160,11 @@ Status AddCriticalPath(store::Store& store, const GpuInputs& in, RunReport& out)
   if (out.iterations) PriceFindings(*session, "", out.iterations->findings);
   auto answer = session->Answer({});
   if (!answer.ok()) return answer.error();
-  const g::StepAnswer* s = Primary(answer->steps);
+  // The set the session answers for first (PrimaryStepSet): the answer names it.
+  const g::StepAnswer* s = nullptr;
+  for (const g::StepAnswer& a : answer->steps) {
+    if (a.name == answer->primary) s = &a;
+  }
   if (s == nullptr || s->typical_steps == 0) return Status::Ok();
   CriticalPathPart p;
   p.steps = s->name;
